@@ -1,0 +1,48 @@
+# The lab's one entry point. `make` is the main job, `make test` the tests.
+# Every target installs what it needs first (make deps, root and apt-get).
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+# Passed through to the scripts (see qemu/lib/lab.sh): ACCEL=tcg|kvm, VCPUS,
+# MEM, FIFO (tap txqueuelen, the emulated NIC FIFO in frames).
+export ACCEL VCPUS MEM FIFO
+
+.PHONY: all deps kernel baseline initramfs boot test check clean distclean
+
+## make: build, boot, one short iperf3 run; prints the weight and NIC counters
+all: kernel initramfs
+	@qemu/smoke.sh
+
+## make deps: install missing Debian packages (quiet when all are present)
+deps:
+	@qemu/deps.sh
+
+## make kernel: patches/series + drivers/ on linux-source-6.1 -> build/kernel/
+kernel: deps
+	@qemu/build-kernel.sh patched
+
+## make baseline: the same tree and config without our patches -> build/baseline/
+baseline: deps
+	@qemu/build-kernel.sh baseline
+
+## make initramfs: build/initramfs.img with the guest tools and qemu/guest/
+initramfs: deps
+	@qemu/mkinitramfs.sh
+
+## make boot: an interactive guest shell (Ctrl-A x leaves QEMU)
+boot: kernel initramfs
+	@qemu/boot.sh
+
+## make test: boot the patched kernel and run the tests; ends "N passed, N failed"
+test: kernel initramfs
+	@qemu/test.sh
+
+## make check: checkpatch --strict on patches/, W=1 and sparse on the touched files
+check: kernel
+	@qemu/check.sh
+
+clean:
+	rm -rf build/run build/initramfs build/initramfs.img
+
+distclean:
+	rm -rf build

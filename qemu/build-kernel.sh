@@ -1,0 +1,113 @@
+#!/bin/bash
+# Build a kernel from the Debian linux-source-6.1 tarball.
+#
+#   qemu/build-kernel.sh patched   -> build/kernel/{bzImage,config}
+#   qemu/build-kernel.sh baseline  -> build/baseline/{bzImage,config}
+#
+# "patched" applies patches/series and overlays drivers/; "baseline" is the same
+# tarball and the same config fragment with neither. The source tree is unpacked
+# afresh whenever its inputs (tarball, series, patches, list of overlay files)
+# change, so a patch is never applied to a patched tree; the object directory goes
+# with it and ccache makes the rebuild cheap. An edit to an overlay file only
+# copies that file and rebuilds what depends on it.
+set -euo pipefail
+
+variant=${1:?usage: build-kernel.sh patched|baseline}
+top=$(cd "$(dirname "$0")/.." && pwd)
+tarball=${KSRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
+fragment=$top/qemu/kernel.config
+srcroot=$top/build/src/$variant
+src=$srcroot/linux
+obj=$top/build/obj/$variant
+case $variant in
+patched) out=$top/build/kernel ;;
+baseline) out=$top/build/baseline ;;
+*) echo "build-kernel.sh: unknown variant '$variant'" >&2; exit 2 ;;
+esac
+
+die() { echo "build-kernel.sh: $*" >&2; exit 1; }
+log() { echo "  KERNEL  [$variant] $*"; }
+
+[ -r "$tarball" ] || die "$tarball missing (make deps installs linux-source-6.1)"
+
+series=()
+if [ "$variant" = patched ]; then
+	while read -r p _; do
+		case $p in ''|'#'*) continue ;; esac
+		[ -f "$top/patches/$p" ] || die "patches/series names $p, which does not exist"
+		series+=("$p")
+	done < "$top/patches/series"
+fi
+
+# Everything that decides the content of the unpacked tree.
+tree_stamp() {
+	stat -c '%n %s %Y' "$tarball"
+	echo "variant $variant"
+	local p
+	for p in "${series[@]}"; do
+		echo "patch $p $(sha256sum < "$top/patches/$p")"
+	done
+	if [ "$variant" = patched ]; then
+		(cd "$top" && find drivers -type f | LC_ALL=C sort)
+	fi
+}
+want_tree=$(tree_stamp | sha256sum | cut -d' ' -f1)
+
+if [ "$(cat "$srcroot/.tree-stamp" 2>/dev/null)" != "$want_tree" ]; then
+	log "unpacking $(basename "$tarball")"
+	rm -rf "$srcroot" "$obj"
+	mkdir -p "$srcroot/tmp"
+	tar -C "$srcroot/tmp" -xf "$tarball"
+	mv "$srcroot"/tmp/linux-source-* "$src"
+	rmdir "$srcroot/tmp"
+	for p in "${series[@]}"; do
+		log "applying $p"
+		if ! out_patch=$(patch -d "$src" -p1 --batch --forward \
+				--no-backup-if-mismatch < "$top/patches/$p" 2>&1); then
+			echo "$out_patch" >&2
+			find "$src" -name '*.rej' -exec sh -c \
+				'echo "--- reject: $1"; cat "$1"' _ {} \; >&2
+			rm -rf "$srcroot"
+			die "patch $p does not apply (rejects above); tree removed"
+		fi
+	done
+	echo "$want_tree" > "$srcroot/.tree-stamp"
+fi
+
+if [ "$variant" = patched ] && [ -d "$top/drivers" ]; then
+	# -c: copy only files whose content differs, so untouched files keep their
+	# mtime and kbuild rebuilds only what changed.
+	rsync -rc "$top/drivers/" "$src/drivers/"
+fi
+
+mkdir -p "$obj" "$out"
+kmake() {
+	make -s -C "$src" O="$obj" ARCH=x86_64 \
+		CC="ccache gcc" HOSTCC="ccache gcc" \
+		KBUILD_BUILD_TIMESTAMP="2005-06-15 00:00 UTC" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab \
+		"$@"
+}
+
+want_cfg=$( (echo "$want_tree"; cat "$fragment") | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$obj/.config-stamp" 2>/dev/null)" != "$want_cfg" ]; then
+	log "configuring: tinyconfig + qemu/kernel.config"
+	kmake tinyconfig >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$fragment" >/dev/null
+	kmake olddefconfig >/dev/null
+	missing=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment" | while IFS= read -r line; do
+		grep -qxF "$line" "$obj/.config" || echo "$line"
+	done)
+	[ -z "$missing" ] || die "config symbols dropped by Kconfig (check dependencies): $missing"
+	echo "$want_cfg" > "$obj/.config-stamp"
+fi
+
+log "building (ccache, -j$(( $(nproc) + 1 )))"
+kmake -j"$(( $(nproc) + 1 ))" bzImage
+if grep -q '^CONFIG_MODULES=y' "$obj/.config"; then
+	kmake -j"$(( $(nproc) + 1 ))" modules
+	rm -rf "$out/modules"
+	kmake INSTALL_MOD_PATH="$out/modules" modules_install >/dev/null
+fi
+cp "$obj/arch/x86/boot/bzImage" "$out/bzImage.tmp" && mv "$out/bzImage.tmp" "$out/bzImage"
+cp "$obj/.config" "$out/config"
+log "ready: ${out#"$top"/}/bzImage ($(kmake -s kernelrelease))"

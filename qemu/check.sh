@@ -1,0 +1,53 @@
+#!/bin/bash
+# make check: the series against the kernel's own standards.
+#  - scripts/checkpatch.pl --strict on every patch in patches/series;
+#  - every C file the series or the overlay touches, rebuilt with W=1 and
+#    sparse (C=2); a warning on a line we added or in a file we own fails.
+#    Warnings on untouched lines are upstream's and are only counted.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$top/build/src/patched/linux
+obj=$top/build/obj/patched
+[ -d "$src" ] && [ -f "$obj/.config" ] || { echo "check: run make kernel first" >&2; exit 1; }
+fail=0
+
+while read -r p _; do
+	case $p in ''|'#'*) continue ;; esac
+	out=$(perl "$src/scripts/checkpatch.pl" --strict --no-tree -q "$top/patches/$p" || true)
+	if [ -n "$out" ]; then
+		echo "checkpatch: $p"; echo "$out"; fail=1
+	else
+		echo "  CHECKPATCH $p: clean"
+	fi
+done < "$top/patches/series"
+
+# Added line numbers per file, from the patches' hunks: "file line" pairs.
+added=$(while read -r p _; do
+	case $p in ''|'#'*) continue ;; esac
+	awk '/^\+\+\+ b\// { f = substr($2, 3); next }
+	     /^@@/ { split($3, a, ","); n = substr(a[1], 2); next }
+	     f && /^\+/ { print f, n; n++; next }
+	     f && /^ / { n++ }' "$top/patches/$p"
+done < "$top/patches/series")
+owned=$(cd "$top" && find drivers -name '*.c' 2>/dev/null | sort)
+files=$( (awk '{print $1}' <<<"$added" | grep '\.c$' || true; echo "$owned") | sort -u | grep . || true)
+
+for f in $files; do
+	o=${f%.c}.o
+	rm -f "$obj/$o"
+	log=$(make -s -C "$src" O="$obj" ARCH=x86_64 CC=gcc W=1 C=2 "$o" 2>&1 || echo "BUILD FAILED")
+	total=$(grep -cE '(warning|error):' <<<"$log" || true)
+	ours=$(grep -E "(^|/)$f:[0-9]+" <<<"$log" | while IFS=: read -r wf line _; do
+		wf=${wf#"$src"/}; wf=${wf#../}
+		if grep -qxF "$f" <<<"$owned" || grep -qxF "$f $line" <<<"$added"; then
+			grep -F "$wf:$line:" <<<"$log"
+		fi
+	done | sort -u)
+	if [ -n "$ours" ] || grep -q "BUILD FAILED" <<<"$log"; then
+		echo "W=1/sparse: $f: on our lines:"; echo "$ours"; fail=1
+		grep -q "BUILD FAILED" <<<"$log" && echo "$log"
+	else
+		echo "  W=1 C=2   $f: none on our lines ($total upstream)"
+	fi
+done
+exit $fail

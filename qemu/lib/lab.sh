@@ -1,0 +1,198 @@
+# shellcheck shell=bash
+# Host side of the QEMU lab: a private netns with a tap, QEMU with an emulated
+# e1000 on that tap, a control channel on the second serial port, teardown.
+# Source it from a script that runs with `set -euo pipefail`:
+#
+#   . qemu/lib/lab.sh
+#   lab_init test                         # checks, traps, names
+#   lab_boot build/kernel/bzImage build/initramfs.img
+#   lab_ctl 'ethtool -S eth0'             # run in the guest
+#   lab_host iperf3 -c "$LAB_GUEST_IP"    # run on the host side, in the netns
+#   lab_poweroff
+#
+# Settings (environment): ACCEL=tcg|kvm (tcg; kvm hangs on these machines),
+# VCPUS (1), MEM in MiB (512), FIFO = tap txqueuelen, the emulated NIC FIFO in
+# frames (32), BOOT_TIMEOUT in s (60).
+
+LAB_TOP=${LAB_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+LAB_HOST_IP=198.18.0.1
+LAB_GUEST_IP=198.18.0.2
+LAB_PREFIX=24
+LAB_QEMU_PID=
+LAB_NS=
+LAB_RUN=
+
+# A script may define lab_on_die to report the failure its own way first.
+lab_die() {
+	echo "lab: $*" >&2
+	if declare -F lab_on_die >/dev/null; then
+		lab_on_die "$*"
+	fi
+	exit 1
+}
+
+# Last console lines, for error messages.
+lab_console_tail() {
+	local n=${1:-15}
+	[ -n "$LAB_RUN" ] && [ -f "$LAB_RUN/console.log" ] || return 0
+	echo "--- last $n console lines ($LAB_RUN/console.log):"
+	tail -n "$n" "$LAB_RUN/console.log" | tr -d '\r'
+}
+
+# Remove what a killed earlier run left: netns lab-<tag>-<pid> whose pid is gone,
+# and the QEMU it started.
+lab_reap_stale() {
+	local ns pid run qpid
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+		case $ns in lab-*-[0-9]*) ;; *) continue ;; esac
+		pid=${ns##*-}
+		kill -0 "$pid" 2>/dev/null && continue
+		for run in "$LAB_TOP"/build/run/*-"$pid"; do
+			qpid=$(cat "$run/qemu.pid" 2>/dev/null) || continue
+			kill -9 "$qpid" 2>/dev/null || true
+		done
+		ip netns del "$ns" 2>/dev/null || true
+	done
+}
+
+lab_teardown() {
+	local i
+	if [ -n "$LAB_QEMU_PID" ] && kill -0 "$LAB_QEMU_PID" 2>/dev/null; then
+		kill "$LAB_QEMU_PID" 2>/dev/null || true
+		for i in $(seq 50); do
+			kill -0 "$LAB_QEMU_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$LAB_QEMU_PID" 2>/dev/null || true
+	fi
+	LAB_QEMU_PID=
+	if [ -n "$LAB_NS" ]; then
+		ip netns pids "$LAB_NS" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+		ip netns del "$LAB_NS" 2>/dev/null || true
+	fi
+	LAB_NS=
+}
+
+lab_init() {
+	local tag=${1:?lab_init TAG}
+	[ "$(id -u)" -eq 0 ] || lab_die "must run as root (netns, tap)"
+	[ -c /dev/net/tun ] || lab_die "/dev/net/tun is not available: cannot create the tap"
+	ip netns list >/dev/null 2>&1 || lab_die "'ip netns' does not work here: $(ip netns list 2>&1)"
+	case ${ACCEL:-tcg} in
+	tcg) ;;
+	kvm) echo "lab: ACCEL=kvm requested; a KVM guest hangs on these machines" >&2 ;;
+	*) lab_die "ACCEL must be tcg or kvm, not '${ACCEL}'" ;;
+	esac
+	lab_reap_stale
+	LAB_NS=lab-$tag-$$
+	LAB_RUN=$LAB_TOP/build/run/$tag-$$
+	rm -rf "$LAB_RUN"
+	mkdir -p "$LAB_RUN"
+	trap 'lab_teardown' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+lab_host() {
+	ip netns exec "$LAB_NS" "$@"
+}
+
+lab_ctl() {
+	local t=60
+	if [ "${1:-}" = --timeout ]; then
+		t=$2
+		shift 2
+	fi
+	python3 "$LAB_TOP/qemu/ctl.py" --timeout "$t" "$LAB_RUN/ctl.sock" "$@"
+}
+
+lab_netns_up() {
+	ip netns add "$LAB_NS" || lab_die "cannot create netns $LAB_NS"
+	lab_host ip link set lo up
+	lab_host ip tuntap add dev tap0 mode tap || lab_die "cannot create tap0 in $LAB_NS"
+	lab_host ip link set tap0 txqueuelen "${FIFO:-32}"
+	lab_host ip addr add "$LAB_HOST_IP/$LAB_PREFIX" dev tap0
+	lab_host ip link set tap0 up
+	# No default route: the netns reaches only 198.18.0.0/24.
+}
+
+# lab_boot KERNEL INITRD [interactive]
+lab_boot() {
+	local kernel=$1 initrd=$2 mode=${3:-test} console qemu_args
+	[ -f "$kernel" ] || lab_die "no kernel at $kernel (make kernel)"
+	[ -f "$initrd" ] || lab_die "no initramfs at $initrd (make initramfs)"
+	lab_netns_up
+	if [ "$mode" = shell ]; then
+		console=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$LAB_RUN/console.log"
+			 -serial chardev:con -mon chardev=con,mode=readline)
+	else
+		console=(-chardev "file,id=con,path=$LAB_RUN/console.log" -serial chardev:con)
+	fi
+	qemu_args=(
+		-name "lab-${LAB_NS},debug-threads=on"
+		-machine pc -accel "${ACCEL:-tcg}" -smp "${VCPUS:-1}" -m "${MEM:-512}"
+		-nodefaults -no-user-config -display none -no-reboot
+		-kernel "$kernel" -initrd "$initrd"
+		-append "console=ttyS0,115200 panic=-1 lab.mode=$mode lab.addr=$LAB_GUEST_IP/$LAB_PREFIX ${LAB_APPEND:-}"
+		"${console[@]}"
+		-chardev "socket,id=ctl,path=$LAB_RUN/ctl.sock,server=on,wait=off"
+		-serial chardev:ctl
+		-netdev tap,id=n0,ifname=tap0,script=no,downscript=no
+		-device e1000,netdev=n0,mac=52:54:00:12:34:56
+		-pidfile "$LAB_RUN/qemu.pid"
+	)
+	echo "${qemu_args[*]}" > "$LAB_RUN/qemu.cmdline"
+	if [ "$mode" = shell ]; then
+		lab_host qemu-system-x86_64 "${qemu_args[@]}" &
+		LAB_QEMU_PID=$!
+		wait "$LAB_QEMU_PID" || true
+		LAB_QEMU_PID=
+		return 0
+	fi
+	lab_host qemu-system-x86_64 "${qemu_args[@]}" </dev/null >"$LAB_RUN/qemu.log" 2>&1 &
+	LAB_QEMU_PID=$!
+	lab_wait_agent "${BOOT_TIMEOUT:-60}"
+}
+
+lab_wait_agent() {
+	local limit=$1 start=$SECONDS
+	while :; do
+		if ! kill -0 "$LAB_QEMU_PID" 2>/dev/null; then
+			lab_die "QEMU exited during boot: $(cat "$LAB_RUN/qemu.log")
+$(lab_console_tail)"
+		fi
+		if [ -S "$LAB_RUN/ctl.sock" ] &&
+		   lab_ctl --timeout 2 true >/dev/null 2>&1; then
+			return 0
+		fi
+		if (( SECONDS - start >= limit )); then
+			lab_die "guest did not reach init in $limit s (no answer on the control channel)
+$(lab_console_tail)"
+		fi
+		sleep 0.2
+	done
+}
+
+# Power the guest off and wait (bounded) for QEMU to exit.
+lab_poweroff() {
+	local i
+	[ -n "$LAB_QEMU_PID" ] || return 0
+	lab_ctl --timeout 2 'labutil poweroff' >/dev/null 2>&1 || true
+	for i in $(seq 150); do
+		kill -0 "$LAB_QEMU_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$LAB_QEMU_PID" 2>/dev/null; then
+		echo "lab: guest did not power off in 30 s; killing QEMU" >&2
+		lab_console_tail >&2
+		return 1
+	fi
+	wait "$LAB_QEMU_PID" 2>/dev/null || true
+	LAB_QEMU_PID=
+}
+
+# Kernel messages that mean something went wrong in the guest.
+lab_console_splats() {
+	grep -aE 'BUG:|WARNING:|Oops|KASAN|UBSAN|general protection|Call Trace:|possible circular locking|inconsistent lock state|RCU stall|soft lockup|hung_task|Kernel panic' \
+		"$LAB_RUN/console.log" || true
+}

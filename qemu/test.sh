@@ -1,0 +1,116 @@
+#!/bin/bash
+# make test: boot the patched kernel under QEMU and test it there.
+# Prints one KTAP document (guest scripts' KTAP as subtests) and closes with
+# "N passed, N failed[, N skipped]", counting every leaf test case; exits
+# non-zero on any failure.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/qemu/lib/lab.sh"
+
+KERNEL=${KERNEL:-$top/build/kernel/bzImage}
+INITRD=${INITRD:-$top/build/initramfs.img}
+PASS=0 FAIL=0 SKIP=0 TOP=0
+
+summary() {
+	echo "# console log: ${LAB_RUN#"$top"/}/console.log"
+	echo "$PASS passed, $FAIL failed, $SKIP skipped"
+}
+
+# Top-level result of a host-side test: result RC NAME [DIAG]
+result() {
+	local rc=$1 name=$2
+	TOP=$((TOP + 1))
+	[ -n "${3:-}" ] && ktap_diag "$3"
+	if [ "$rc" -eq 0 ]; then
+		PASS=$((PASS + 1))
+		echo "ok $TOP $name"
+	else
+		FAIL=$((FAIL + 1))
+		echo "not ok $TOP $name"
+	fi
+}
+
+ktap_diag() {
+	local l
+	while IFS= read -r l; do echo "# $l"; done <<<"$*"
+}
+
+# A fatal lab error (boot, channel) is one failed test, then the summary.
+lab_on_die() {
+	result 1 "${PHASE:-lab}" "$*"
+	summary
+}
+
+# Run a guest KTAP script as a subtest: guest_ktap NAME TIMEOUT COMMAND...
+# Each of its cases counts; a short count against its plan is one failure more.
+guest_ktap() {
+	local name=$1 t=$2 out rc=0 plan ran ok notok skip
+	shift 2
+	out=$(lab_ctl --timeout "$t" "$@") || rc=$?
+	echo "    # Subtest: $name"
+	sed 's/^/    /' <<<"$out"
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<<"$out" | head -1)
+	ok=$(grep -cE '^ok [0-9]+' <<<"$out" || true)
+	skip=$(grep -cE '^ok [0-9]+ .*# SKIP' <<<"$out" || true)
+	notok=$(grep -cE '^not ok [0-9]+' <<<"$out" || true)
+	ran=$((ok + notok))
+	PASS=$((PASS + ok - skip)) SKIP=$((SKIP + skip)) FAIL=$((FAIL + notok))
+	if [ -z "$plan" ] || [ "$ran" -ne "$plan" ]; then
+		FAIL=$((FAIL + 1))
+		ktap_diag "$name: planned ${plan:-?}, ran $ran (exit $rc)"
+		rc=1
+	fi
+	TOP=$((TOP + 1))
+	if [ "$rc" -eq 0 ] && [ "$notok" -eq 0 ]; then
+		echo "ok $TOP $name"
+	else
+		echo "not ok $TOP $name"
+	fi
+}
+
+iperf3_mbps() {	# received Mbit/s from an iperf3 --json file, or nothing
+	python3 -c 'import json,sys; print("%.1f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' "$1" 2>/dev/null
+}
+
+echo "KTAP version 1"
+lab_init test
+
+PHASE=boot
+lab_boot "$KERNEL" "$INITRD"
+result 0 boot "$(lab_ctl 'uname -r; cat /proc/cmdline')"
+
+PHASE=sysfs_weight
+guest_ktap sysfs_weight 60 /lab/tests/sysfs-weight eth0
+
+PHASE=weight_under_traffic
+lab_ctl /lab/iperf3-server
+lab_host iperf3 -c "$LAB_GUEST_IP" -t 8 --json >"$LAB_RUN/iperf3-weight.json" 2>&1 &
+client=$!
+guest_ktap weight_under_traffic 60 /lab/tests/weight-trace eth0 16 300 2
+deadline=$((SECONDS + 30))
+while kill -0 "$client" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+if kill -0 "$client" 2>/dev/null; then
+	kill "$client"
+	result 1 iperf3_host_to_guest "iperf3 client still running 30 s after the 8 s test"
+else
+	rc=0
+	wait "$client" || rc=$?
+	mbps=$(iperf3_mbps "$LAB_RUN/iperf3-weight.json")
+	if [ "$rc" -eq 0 ] && [ -n "$mbps" ] && python3 -c "import sys; sys.exit(not float('$mbps') > 0)"; then
+		result 0 iperf3_host_to_guest "host to guest TCP: $mbps Mbit/s"
+	else
+		result 1 iperf3_host_to_guest "iperf3 exit $rc: $(tail -5 "$LAB_RUN/iperf3-weight.json")"
+	fi
+fi
+
+PHASE=poweroff
+rc=0
+lab_poweroff || rc=$?
+result "$rc" clean_poweroff
+
+splats=$(lab_console_splats)
+result "$([ -z "$splats" ] && echo 0 || echo 1)" console_free_of_splats "$splats"
+
+echo "1..$TOP"
+summary
+[ "$FAIL" -eq 0 ]
