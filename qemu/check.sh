@@ -37,7 +37,7 @@ for f in $files; do
 	rm -f "$obj/$o"
 	log=$(make -s -C "$src" O="$obj" ARCH=x86_64 CC=gcc W=1 C=2 "$o" 2>&1 || echo "BUILD FAILED")
 	total=$(grep -cE '(warning|error):' <<<"$log" || true)
-	ours=$(grep -E "(^|/)$f:[0-9]+" <<<"$log" | while IFS=: read -r wf line _; do
+	ours=$( (grep -E "(^|/)$f:[0-9]+" <<<"$log" || true) | while IFS=: read -r wf line _; do
 		wf=${wf#"$src"/}; wf=${wf#../}
 		if grep -qxF "$f" <<<"$owned" || grep -qxF "$f $line" <<<"$added"; then
 			grep -F "$wf:$line:" <<<"$log"

@@ -10,10 +10,13 @@ lab_init smoke
 lab_boot "${KERNEL:-$top/build/kernel/bzImage}" "${INITRD:-$top/build/initramfs.img}"
 lab_ctl /lab/iperf3-server
 echo "== guest $(lab_ctl uname -r): eth0 weight $(lab_ctl cat /sys/class/net/eth0/weight)"
+irqs() { lab_ctl "awk '/eth0/ { print \$2 }' /proc/interrupts"; }
 lab_ctl 'ethtool -S eth0' > "$LAB_RUN/ethtool-before.txt"
+irq0=$(irqs)
 lab_host iperf3 -c "$LAB_GUEST_IP" -t "$SECS" --json > "$LAB_RUN/iperf3.json" ||
 	lab_die "iperf3 failed: $(tail -5 "$LAB_RUN/iperf3.json")"
 lab_ctl 'ethtool -S eth0' > "$LAB_RUN/ethtool-after.txt"
+irq1=$(irqs)
 python3 - "$LAB_RUN/iperf3.json" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1]))["end"]
@@ -26,6 +29,6 @@ join <(sed -n 's/^ *\([a-z0-9_]*\): \([0-9]*\)$/\1 \2/p' "$LAB_RUN/ethtool-befor
      <(sed -n 's/^ *\([a-z0-9_]*\): \([0-9]*\)$/\1 \2/p' "$LAB_RUN/ethtool-after.txt" | sort) |
 	awk '$3 != $2 { printf "   %-24s %12d\n", $1, $3 - $2 }'
 echo "== host tap0 (the NIC FIFO, txqueuelen ${FIFO:-32}): tx_dropped $(lab_host cat /sys/class/net/tap0/statistics/tx_dropped)"
-echo "== guest: $(lab_ctl "grep -E 'eth0' /proc/interrupts | awk '{print \"interrupts \" \$2}'")"
+echo "== guest: eth0 interrupts during the run: $((irq1 - irq0))"
 lab_poweroff
 echo "== console log: ${LAB_RUN#"$top"/}/console.log"
