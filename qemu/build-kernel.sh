@@ -15,7 +15,8 @@ set -euo pipefail
 variant=${1:?usage: build-kernel.sh patched|baseline}
 top=$(cd "$(dirname "$0")/.." && pwd)
 tarball=${KSRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
-fragment=$top/qemu/kernel.config
+fragments=("$top/qemu/kernel.config")
+[ "$variant" = patched ] && fragments+=("$top/qemu/kernel-patched.config")
 srcroot=$top/build/src/$variant
 src=$srcroot/linux
 obj=$top/build/obj/$variant
@@ -88,13 +89,13 @@ kmake() {
 		"$@"
 }
 
-want_cfg=$( (echo "$want_tree"; cat "$fragment") | sha256sum | cut -d' ' -f1)
+want_cfg=$( (echo "$want_tree"; cat "${fragments[@]}") | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$obj/.config-stamp" 2>/dev/null)" != "$want_cfg" ]; then
-	log "configuring: tinyconfig + qemu/kernel.config"
+	log "configuring: tinyconfig + ${fragments[*]#"$top"/}"
 	kmake tinyconfig >/dev/null
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$fragment" >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${fragments[@]}" >/dev/null
 	kmake olddefconfig >/dev/null
-	missing=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment" | while IFS= read -r line; do
+	missing=$(grep -hE '^CONFIG_[A-Z0-9_]+=' "${fragments[@]}" | while IFS= read -r line; do
 		grep -qxF "$line" "$obj/.config" || echo "$line"
 	done)
 	[ -z "$missing" ] || die "config symbols dropped by Kconfig (check dependencies): $missing"

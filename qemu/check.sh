@@ -13,7 +13,8 @@ fail=0
 
 while read -r p _; do
 	case $p in ''|'#'*) continue ;; esac
-	out=$(perl "$src/scripts/checkpatch.pl" --strict --no-tree -q "$top/patches/$p" || true)
+	# On stdin: checkpatch reads a file that git tracks as a source file.
+	out=$(perl "$src/scripts/checkpatch.pl" --strict --no-tree -q - < "$top/patches/$p" || true)
 	if [ -n "$out" ]; then
 		echo "checkpatch: $p"; echo "$out"; fail=1
 	else
@@ -21,13 +22,23 @@ while read -r p _; do
 	fi
 done < "$top/patches/series"
 
+# Our own files, whole.
+for f in $(cd "$top" && find drivers -type f \( -name '*.c' -o -name '*.h' \) | sort); do
+	out=$(perl "$src/scripts/checkpatch.pl" --strict --no-tree -q -f "$top/$f" || true)
+	if [ -n "$out" ]; then
+		echo "checkpatch: $f"; echo "$out"; fail=1
+	else
+		echo "  CHECKPATCH $f: clean"
+	fi
+done
+
 # Added line numbers per file, from the patches' hunks: "file line" pairs.
 added=$(while read -r p _; do
 	case $p in ''|'#'*) continue ;; esac
 	awk '/^\+\+\+ b\// { f = substr($2, 3); next }
 	     /^@@/ { split($3, a, ","); n = substr(a[1], 2); next }
 	     f && /^\+/ { print f, n; n++; next }
-	     f && /^ / { n++ }' "$top/patches/$p"
+	     f && (/^ / || /^$/) { n++ }' "$top/patches/$p"
 done < "$top/patches/series")
 owned=$(cd "$top" && find drivers -name '*.c' 2>/dev/null | sort)
 files=$( (awk '{print $1}' <<<"$added" | grep '\.c$' || true; echo "$owned") | sort -u | grep . || true)

@@ -9,7 +9,7 @@ out=$top/build/initramfs.img
 stage=$top/build/initramfs
 tools=(
 	ip ethtool iperf3 devlink setpriv stty base64 cat grep sed awk sort uniq wc
-	head tail tr cut uname sleep date mount umount dmesg ls mkdir rm cp mv ln chmod seq
+	head tail tr cut uname basename dirname join readlink sleep date mount umount dmesg ls mkdir rm cp mv ln chmod seq
 	timeout env tee ps nproc taskset
 )
 

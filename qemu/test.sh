@@ -68,6 +68,24 @@ guest_ktap() {
 	fi
 }
 
+# UDP from the host to the guest, bounded: flood SECS RATE LEN OUT.json
+flood() {
+	lab_host timeout $(( $1 + 20 )) iperf3 -u -c "$LAB_GUEST_IP" -b "$2" -l "$3" \
+		-t "$1" --json > "$4" 2> "$4.err"
+}
+
+# Wait (bounded) for a background host job: wait_job PID LIMIT_S NAME
+wait_job() {
+	local deadline=$((SECONDS + $2))
+	while kill -0 "$1" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+	if kill -0 "$1" 2>/dev/null; then
+		kill "$1" 2>/dev/null || true
+		echo "$3 still running after $2 s" >&2
+		return 1
+	fi
+	wait "$1"
+}
+
 iperf3_mbps() {	# received Mbit/s from an iperf3 --json file, or nothing
 	python3 -c 'import json,sys; print("%.1f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' "$1" 2>/dev/null
 }
@@ -78,6 +96,9 @@ lab_init test
 PHASE=boot
 lab_boot "$KERNEL" "$INITRD"
 result 0 boot "$(lab_ctl 'uname -r; cat /proc/cmdline')"
+
+PHASE=kunit
+guest_ktap kunit 30 /lab/tests/kunit e1000_policy
 
 PHASE=sysfs_weight
 guest_ktap sysfs_weight 60 /lab/tests/sysfs-weight eth0
@@ -102,6 +123,39 @@ else
 		result 1 iperf3_host_to_guest "iperf3 exit $rc: $(tail -5 "$LAB_RUN/iperf3-weight.json")"
 	fi
 fi
+
+PHASE=e1000_trace
+flood 8 200M 1470 "$LAB_RUN/flood-trace.json" &
+job=$!
+guest_ktap e1000_trace 60 /lab/tests/e1000-trace 32 3
+wait_job "$job" 40 "iperf3 UDP flood" || true
+
+PHASE=refill
+for n in 0 4 16; do
+	lab_ctl /lab/tests/refill-phase begin "$n"
+	rc=0
+	flood 3 300M 1470 "$LAB_RUN/flood-refill-$n.json" || rc=$?
+	[ "$rc" -eq 0 ] || ktap_diag "iperf3 UDP flood exit $rc: $(tail -3 "$LAB_RUN/flood-refill-$n.json")"
+	guest_ktap "refill_n$n" 30 /lab/tests/refill-phase end "$n"
+done
+
+PHASE=devlink_params
+guest_ktap devlink_params 60 /lab/tests/devlink-params
+
+PHASE=knob_churn
+# A flood the guest can take while it still has CPU for a change every 100 ms.
+CHURN_SECS=${CHURN_SECS:-30}
+lab_ctl /lab/tests/knob-churn begin
+flood $((CHURN_SECS + 3)) 50M 1470 "$LAB_RUN/flood-churn.json" &
+job=$!
+lab_ctl --timeout $((CHURN_SECS + 60)) /lab/tests/knob-churn run "$CHURN_SECS"
+rc=0
+wait_job "$job" 60 "iperf3 UDP flood" || rc=$?
+guest_ktap knob_churn 30 /lab/tests/knob-churn end
+result "$rc" flood_survived_knob_churn "$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]["sum"]; print("%d of %d datagrams lost" % (e["lost_packets"], e["packets"]))' "$LAB_RUN/flood-churn.json" 2>&1 || true)"
+
+PHASE=ethtool_selftest
+guest_ktap ethtool_selftest 60 /lab/tests/ethtool-selftest eth0
 
 PHASE=poweroff
 rc=0

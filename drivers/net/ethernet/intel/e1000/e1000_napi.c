@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/* e1000 NAPI accounting: how polls use their quota, how often the RX ring is
+ * refilled and found exhausted (ethtool -S), and the e1000:e1000_napi_poll
+ * tracepoint.
+ *
+ * The ring walking sums one poll's refills in adapter->poll_acc (only the
+ * NAPI poll touches it); e1000_napi_poll_end() commits the poll to the
+ * counters in one u64_stats section, so the RX loop takes no lock and
+ * ethtool reads a consistent set.
+ */
+#include "e1000.h"
+
+#define CREATE_TRACE_POINTS
+#include "e1000_trace.h"
+
+void e1000_napi_stats_init(struct e1000_adapter *adapter)
+{
+	u64_stats_init(&adapter->napi_stats.syncp);
+}
+
+/**
+ * e1000_napi_poll_start - begin the accounting of one poll
+ * @adapter: board private structure
+ * @ctx: per-poll state, on the poll's stack
+ *
+ * The descriptor count owned by the NIC needs two register reads and the
+ * poll time two clock reads: both only while the tracepoint is on.
+ */
+void e1000_napi_poll_start(struct e1000_adapter *adapter,
+			   struct e1000_poll_ctx *ctx)
+{
+	struct e1000_rx_ring *ring = adapter->rx_ring;
+	u8 __iomem *hw_addr = adapter->hw.hw_addr;
+
+	memset(&adapter->poll_acc, 0, sizeof(adapter->poll_acc));
+	ctx->hw_owned = 0;
+	ctx->start_ns = 0;
+	if (trace_e1000_napi_poll_enabled()) {
+		u32 rdh = readl(hw_addr + ring->rdh);
+		u32 rdt = readl(hw_addr + ring->rdt);
+
+		ctx->hw_owned = (rdt + ring->count - rdh) % ring->count;
+		ctx->start_ns = ktime_get_ns();
+	}
+}
+
+/**
+ * e1000_napi_poll_end - commit one poll to the counters, trace it
+ * @adapter: board private structure
+ * @ctx: what e1000_napi_poll_start() recorded
+ * @budget: what NAPI passed; 0 (netpoll) does no RX and is not counted
+ * @quota: the most RX packets the poll allowed itself
+ * @work: RX packets handled
+ * @complete: the poll re-armed the interrupt (napi_complete_done())
+ */
+void e1000_napi_poll_end(struct e1000_adapter *adapter,
+			 const struct e1000_poll_ctx *ctx, int budget, int quota,
+			 int work, bool complete)
+{
+	const struct e1000_poll_acc *acc = &adapter->poll_acc;
+	struct e1000_napi_stats *ns = &adapter->napi_stats;
+	enum e1000_napi_hist bucket;
+
+	if (!budget)
+		return;
+
+	bucket = e1000_napi_hist_bucket(work, quota);
+	u64_stats_update_begin(&ns->syncp);
+	u64_stats_inc(&ns->v[E1000_NS_POLLS]);
+	u64_stats_add(&ns->v[E1000_NS_WORK], work);
+	if (work >= quota)
+		u64_stats_inc(&ns->v[E1000_NS_QUOTA_FULL]);
+	if (complete)
+		u64_stats_inc(&ns->v[E1000_NS_COMPLETE]);
+	u64_stats_inc(&ns->v[E1000_NS_HIST_0 + bucket]);
+	u64_stats_add(&ns->v[E1000_NS_REFILLS], acc->refills);
+	u64_stats_add(&ns->v[E1000_NS_REFILL_DESCS], acc->refill_descs);
+	u64_stats_add(&ns->v[E1000_NS_RING_EXHAUSTED], acc->ring_exhausted);
+	u64_stats_update_end(&ns->syncp);
+
+	if (trace_e1000_napi_poll_enabled())
+		trace_e1000_napi_poll(adapter->netdev, budget, quota, work,
+				      acc->refills, ctx->hw_owned,
+				      ctx->start_ns ?
+				      ktime_get_ns() - ctx->start_ns : 0);
+}
+
+/**
+ * e1000_napi_stats_fetch - a consistent copy of the counters
+ * @adapter: board private structure
+ * @out: E1000_NS_NUM values, indexed by enum e1000_napi_stat
+ */
+void e1000_napi_stats_fetch(struct e1000_adapter *adapter, u64 *out)
+{
+	const struct e1000_napi_stats *ns = &adapter->napi_stats;
+	unsigned int start, i;
+
+	do {
+		start = u64_stats_fetch_begin(&ns->syncp);
+		for (i = 0; i < E1000_NS_NUM; i++)
+			out[i] = u64_stats_read(&ns->v[i]);
+	} while (u64_stats_fetch_retry(&ns->syncp, start));
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* e1000 tracepoints: how each NAPI poll used its budget and quota. */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM e1000
+
+#if !defined(_E1000_TRACE_H_) || defined(TRACE_HEADER_MULTI_READ)
+#define _E1000_TRACE_H_
+
+#include <linux/netdevice.h>
+#include <linux/tracepoint.h>
+
+/**
+ * e1000_napi_poll - one NAPI poll of an e1000
+ * @netdev: the device
+ * @budget: what NAPI passed (the weight)
+ * @quota: the most RX packets the driver allowed itself in this poll
+ * @work: RX packets handled
+ * @refills: tail writes (refills that gave descriptors back)
+ * @hw_owned: RX descriptors the NIC owned when the poll started (RDT - RDH,
+ *            read only while this tracepoint is enabled)
+ * @ns: time the poll took
+ */
+TRACE_EVENT(e1000_napi_poll,
+	    TP_PROTO(const struct net_device *netdev, int budget, int quota,
+		     int work, unsigned int refills, unsigned int hw_owned,
+		     u64 ns),
+	    TP_ARGS(netdev, budget, quota, work, refills, hw_owned, ns),
+	    TP_STRUCT__entry(__string(dev, netdev->name)
+			     __field(int, budget)
+			     __field(int, quota)
+			     __field(int, work)
+			     __field(unsigned int, refills)
+			     __field(unsigned int, hw_owned)
+			     __field(u64, ns)),
+	    TP_fast_assign(__assign_str(dev, netdev->name);
+			   __entry->budget = budget;
+			   __entry->quota = quota;
+			   __entry->work = work;
+			   __entry->refills = refills;
+			   __entry->hw_owned = hw_owned;
+			   __entry->ns = ns;),
+	    TP_printk("dev=%s budget=%d quota=%d work=%d refills=%u hw_owned=%u ns=%llu",
+		      __get_str(dev), __entry->budget, __entry->quota,
+		      __entry->work, __entry->refills, __entry->hw_owned,
+		      __entry->ns)
+);
+
+#endif /* _E1000_TRACE_H_ */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE e1000_trace
+#include <trace/define_trace.h>
