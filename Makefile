@@ -6,11 +6,26 @@ SHELL := /bin/bash
 # Passed through to the scripts (see qemu/lib/lab.sh): ACCEL=tcg|kvm, VCPUS,
 # MEM, FIFO (tap txqueuelen, the emulated NIC FIFO in frames).
 export ACCEL VCPUS MEM FIFO
+# Bench axes (bench/run.sh): make bench WEIGHTS="4 8 16" REFILL="0 16" ...
+export WEIGHTS REFILL ADAPTIVE DEFER RING LINK PROFILES REPS SECS CALIB PIN \
+	UDP1470_RATE UDP64_RATE OUT
 
-.PHONY: all deps kernel baseline initramfs boot test check clean distclean
+.PHONY: all deps kernel baseline initramfs boot smoke test bench report check clean distclean
 
-## make: build, boot, one short iperf3 run; prints the weight and NIC counters
-all: kernel initramfs
+## make: both kernels, then a short sweep (patched vs baseline) -> results/<stamp>/
+all: kernel baseline initramfs
+	@QUICK=1 bench/run.sh
+
+## make bench: the full sweep; axes on the command line (see bench/run.sh)
+bench: kernel baseline initramfs
+	@bench/run.sh
+
+## make report R=results/<stamp>: redo summary.md and plots from runs.csv
+report: deps
+	@/usr/bin/python3 bench/report.py $(R)
+
+## make smoke: boot the patched kernel, one iperf3 run, weight and NIC counters
+smoke: kernel initramfs
 	@qemu/smoke.sh
 
 ## make deps: install missing Debian packages (quiet when all are present)

@@ -5,8 +5,8 @@ set -euo pipefail
 pkgs=(
 	linux-source-6.1 gcc make bc flex bison libelf-dev libssl-dev cpio kmod
 	xz-utils ccache rsync patch perl sparse
-	qemu-system-x86 iperf3 dracut ethtool iproute2 util-linux procps coreutils
-	python3 gnuplot-nox
+	qemu-system-x86 iperf3 dracut ethtool iproute2 iputils-ping util-linux procps coreutils
+	python3 python3-matplotlib gnuplot-nox
 )
 
 missing=()

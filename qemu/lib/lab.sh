@@ -21,6 +21,11 @@ LAB_PREFIX=24
 LAB_QEMU_PID=
 LAB_NS=
 LAB_RUN=
+LAB_TAG=
+# Several guests in one script (the bench boots patched and baseline side by
+# side): lab_new NAME / lab_use NAME switch the three globals above.
+LAB_CUR=
+declare -A LAB_ALL_NS=() LAB_ALL_RUN=() LAB_ALL_QEMU=()
 
 # A script may define lab_on_die to report the failure its own way first.
 lab_die() {
@@ -47,15 +52,51 @@ lab_reap_stale() {
 		case $ns in lab-*-[0-9]*) ;; *) continue ;; esac
 		pid=${ns##*-}
 		kill -0 "$pid" 2>/dev/null && continue
-		for run in "$LAB_TOP"/build/run/*-"$pid"; do
-			qpid=$(cat "$run/qemu.pid" 2>/dev/null) || continue
+		for run in $(find "$LAB_TOP"/build/run/*-"$pid" -name qemu.pid 2>/dev/null); do
+			qpid=$(cat "$run" 2>/dev/null) || continue
 			kill -9 "$qpid" 2>/dev/null || true
 		done
 		ip netns del "$ns" 2>/dev/null || true
 	done
 }
 
+lab_save() {
+	[ -n "$LAB_CUR" ] || return 0
+	LAB_ALL_NS[$LAB_CUR]=$LAB_NS
+	LAB_ALL_RUN[$LAB_CUR]=$LAB_RUN
+	LAB_ALL_QEMU[$LAB_CUR]=$LAB_QEMU_PID
+}
+
+lab_use() {
+	lab_save
+	[ -n "${LAB_ALL_NS[$1]+set}" ] || lab_die "no guest named $1"
+	LAB_CUR=$1
+	LAB_NS=${LAB_ALL_NS[$1]}
+	LAB_RUN=${LAB_ALL_RUN[$1]}
+	LAB_QEMU_PID=${LAB_ALL_QEMU[$1]}
+}
+
+# A further guest, with its own netns and run directory; it becomes current.
+lab_new() {
+	lab_save
+	LAB_CUR=$1
+	LAB_NS=lab-$LAB_TAG-$1-$$
+	LAB_RUN=$LAB_TOP/build/run/$LAB_TAG-$$/$1
+	LAB_QEMU_PID=
+	mkdir -p "$LAB_RUN"
+	lab_save
+}
+
 lab_teardown() {
+	local n
+	lab_save
+	for n in "${!LAB_ALL_NS[@]}"; do
+		LAB_CUR=$n LAB_NS=${LAB_ALL_NS[$n]} LAB_QEMU_PID=${LAB_ALL_QEMU[$n]}
+		lab_teardown_one
+	done
+}
+
+lab_teardown_one() {
 	local i
 	if [ -n "$LAB_QEMU_PID" ] && kill -0 "$LAB_QEMU_PID" 2>/dev/null; then
 		kill "$LAB_QEMU_PID" 2>/dev/null || true
@@ -84,10 +125,13 @@ lab_init() {
 	*) lab_die "ACCEL must be tcg or kvm, not '${ACCEL}'" ;;
 	esac
 	lab_reap_stale
+	LAB_TAG=$tag
 	LAB_NS=lab-$tag-$$
 	LAB_RUN=$LAB_TOP/build/run/$tag-$$
 	rm -rf "$LAB_RUN"
 	mkdir -p "$LAB_RUN"
+	LAB_CUR=main
+	lab_save
 	trap 'lab_teardown' EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
@@ -151,6 +195,7 @@ lab_boot() {
 	fi
 	lab_host qemu-system-x86_64 "${qemu_args[@]}" </dev/null >"$LAB_RUN/qemu.log" 2>&1 &
 	LAB_QEMU_PID=$!
+	lab_save
 	lab_wait_agent "${BOOT_TIMEOUT:-60}"
 }
 
@@ -189,6 +234,25 @@ lab_poweroff() {
 	fi
 	wait "$LAB_QEMU_PID" 2>/dev/null || true
 	LAB_QEMU_PID=
+	lab_save
+}
+
+# Pin the current guest's QEMU threads: vCPU threads ("CPU n/TCG" or
+# "CPU n/KVM", named by -name debug-threads=on) to $1, every other thread
+# (main loop with the tap's I/O, workers) to $2. Prints what it did.
+lab_pin() {
+	local vcpu=$1 rest=$2 t comm
+	for t in /proc/"$LAB_QEMU_PID"/task/*; do
+		comm=$(cat "$t/comm" 2>/dev/null) || continue
+		case $comm in
+		CPU*) taskset -p -c "$vcpu" "${t##*/}" >/dev/null ;;
+		*) taskset -p -c "$rest" "${t##*/}" >/dev/null ;;
+		esac
+	done
+	for t in /proc/"$LAB_QEMU_PID"/task/*; do
+		printf '%s=%s ' "$(tr ' ' _ < "$t/comm")" "$(taskset -p -c "${t##*/}" | awk '{ print $NF }')"
+	done
+	echo
 }
 
 # Kernel messages that mean something went wrong in the guest.

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""Report of a bench run: summary.md and PNG plots from runs.csv + meta.json.
+
+    report.py RESULTS_DIR
+
+Re-runnable at any time without measuring again. Every figure is a median
+over the repetitions with [min-max] beside it; the patched kernel is always
+shown beside the baseline measured in the same run.
+"""
+import csv
+import json
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+CONFIG = ("kernel", "role", "weight", "refill", "adaptive", "defer", "ring",
+          "fifo", "link")
+ENV = ("defer", "ring", "fifo", "link")  # what the baseline shares
+DROPS = (("fifo_drops", "FIFO (tap)"), ("rx_missed", "ring (NIC missed)"),
+         ("softnet_drops", "softnet backlog"), ("sock_drops", "socket"))
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def stats(values):
+    v = [x for x in values if x is not None]
+    if not v:
+        return None
+    return statistics.median(v), min(v), max(v)
+
+
+def fmt(s, digits=0):
+    if s is None:
+        return "-"
+    f = "%%.%df" % digits
+    return "%s [%s-%s]" % (f % s[0], f % s[1], f % s[2])
+
+
+def per_1000(r, key):
+    pk = num(r.get("rx_packets"))
+    k = num(r.get(key))
+    return 1000.0 * k / pk if pk and k is not None else None
+
+
+def load(d):
+    with open(os.path.join(d, "runs.csv")) as f:
+        rows = list(csv.DictReader(f))
+    with open(os.path.join(d, "meta.json")) as f:
+        meta = json.load(f)
+    return rows, meta
+
+
+def group(rows, keys):
+    g = defaultdict(list)
+    for r in rows:
+        g[tuple(r[k] for k in keys)].append(r)
+    return g
+
+
+def metric(runs, key):
+    if key == "irq_per_1000":
+        return stats([per_1000(r, "irqs") for r in runs])
+    if key == "loss_pct":
+        return stats([100.0 * num(r["lost"]) / num(r["sent"])
+                      if num(r.get("sent")) else None for r in runs])
+    return stats([num(r.get(key)) for r in runs])
+
+
+def baseline_for(rows, cfg, prof):
+    env = dict(zip(CONFIG, cfg))
+    return [r for r in rows if r["kernel"] == "baseline" and r["role"] == "sweep"
+            and r["profile"] == prof and all(r[k] == env[k] for k in ENV)]
+
+
+def ratio(a, b):
+    if a is None or b is None or b[0] == 0:
+        return "-"
+    return "%.2fx" % (a[0] / b[0])
+
+
+def profile_table(rows, prof):
+    cols = [("mbps", "Mbit/s", 1), ("retrans", "retrans", 0),
+            ("loss_pct", "loss %", 2), ("fifo_drops", "FIFO drops", 0),
+            ("sock_drops", "socket drops", 0), ("softnet_drops", "softnet", 0),
+            ("ring_exhausted", "ring exhausted", 0),
+            ("irq_per_1000", "irq/1000 pkt", 1), ("cpu_softirq", "softirq %", 1),
+            ("rtt_ms", "RTT ms", 3)]
+    prow = [r for r in rows if r["profile"] == prof and r["role"] == "sweep"]
+    if not prow:
+        return []
+    present = [c for c in cols if any(num(r.get(c[0])) is not None
+                                      for r in prow)
+               or (c[0] == "loss_pct" and any(r.get("sent") for r in prow))
+               or (c[0] == "irq_per_1000")]
+    out = ["### %s" % prof, "",
+           "| kernel | weight | refill | adaptive | defer | ring | " +
+           " | ".join(c[1] for c in present) + " | Mbit/s vs baseline | FIFO drops vs baseline |",
+           "|" + "---|" * (6 + len(present) + 2)]
+    g = group(prow, CONFIG)
+    for cfg in sorted(g, key=lambda c: (c[0] != "baseline", int(c[6]),
+                                        int(c[5]), c[3], int(c[2]))):
+        runs = g[cfg]
+        base = baseline_for(rows, cfg, prof)
+        env = dict(zip(CONFIG, cfg))
+        cells = [fmt(metric(runs, c[0]), c[2]) for c in present]
+        rv = [ratio(metric(runs, "mbps"), metric(base, "mbps")),
+              ratio(metric(runs, "fifo_drops"), metric(base, "fifo_drops"))]
+        if env["kernel"] == "baseline":
+            rv = ["(reference)", "(reference)"]
+            w = n = "64 (fixed)"
+            n = "16 (fixed)"
+        else:
+            w, n = env["weight"], env["refill"]
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            env["kernel"], w, n, env["adaptive"], env["defer"], env["ring"],
+            " | ".join(cells), " | ".join(rv)))
+    out.append("")
+    return out
+
+
+def defaults_cfg(rows):
+    """The patched kernel at its defaults: weight 64, refill 16, adaptive off."""
+    return [r for r in rows if r["kernel"] == "patched" and r["role"] == "sweep"
+            and r["weight"] == "64" and r["refill"] == "16"
+            and r["adaptive"] == "off" and r["defer"] == "0"]
+
+
+def goals(rows):
+    p = defaults_cfg(rows)
+    b = [r for r in rows if r["kernel"] == "baseline" and r["role"] == "sweep"
+         and r["defer"] == "0"]
+    lines = ["## Goals: patched at its defaults (weight 64, refill 16) vs baseline, same run", "",
+             "| goal | patched | baseline | ratio | target | met |", "|---|---|---|---|---|---|"]
+
+    def row(name, key, prof, target, better_high=True, digits=1):
+        a = metric([r for r in p if r["profile"] == prof], key)
+        c = metric([r for r in b if r["profile"] == prof], key)
+        if a is None or c is None:
+            lines.append("| %s | - | - | - | %s | not measured in this sweep |" % (name, target))
+            return
+        if c[0] == 0:
+            r = "-"
+            met = "n/a (baseline 0)" if a[0] else "yes (both 0)"
+        else:
+            rv = a[0] / c[0]
+            r = "%.2fx" % rv
+            t = float(target.strip("<>= x"))
+            met = "yes" if (rv >= t if better_high else rv <= t) else "**no**"
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            name, fmt(a, digits), fmt(c, digits), r, target, met))
+
+    row("zero-loss rate 1470 B (Mbit/s)", "offered_mbps", "zeroloss1470", ">= 1.25x")
+    row("zero-loss rate 64 B (Mbit/s)", "offered_mbps", "zeroloss64", ">= 1.25x")
+    row("TCP 1 stream (Mbit/s)", "mbps", "tcp", ">= 1.25x")
+    row("TCP 1 stream FIFO drops", "fifo_drops", "tcp", "<= 0.5x", False, 0)
+    row("UDP 1470 B lost packets (at UDP1470_RATE)", "lost", "udp1470", "<= 0.5x", False, 0)
+    row("UDP 1470 B interrupts per 1000 packets", "irq_per_1000", "udp1470", "<= 0.5x", False)
+    row("idle: softirq+system CPU %", "cpu_system", "idle", "<= 1.0x", False)
+    row("idle: ping RTT (ms)", "rtt_ms", "idle", "<= 1.0x", False, 3)
+    lines += ["", "The UDP goals are stated at half the baseline's saturation rate; this "
+              "sweep measures them at UDP1470_RATE (see meta.json), which is stated "
+              "beside each run in runs.csv.", ""]
+    return lines
+
+
+def calibration(rows):
+    c = [r for r in rows if r["role"] == "calib"]
+    if not c:
+        return []
+    out = ["## Calibration: the emulator's drop floor (ring 4096, tcp)", "",
+           "| kernel | weight | Mbit/s | FIFO drops | ring exhausted | softnet | retrans |",
+           "|---|---|---|---|---|---|---|"]
+    for k, runs in sorted(group(c, ("kernel", "weight")).items()):
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            k[0], k[1], fmt(metric(runs, "mbps"), 1), fmt(metric(runs, "fifo_drops")),
+            fmt(metric(runs, "ring_exhausted")), fmt(metric(runs, "softnet_drops")),
+            fmt(metric(runs, "retrans"))))
+    out += ["", "Drops here, with a ring far larger than any poll, come from QEMU not "
+            "draining the tap (its I/O thread), not from the driver's ring.", ""]
+    return out
+
+
+def series(rows, prof):
+    """Patched sweep runs of a profile, by (refill, adaptive, defer, ring)."""
+    pr = [r for r in rows if r["kernel"] == "patched" and r["role"] == "sweep"
+          and r["profile"] == prof]
+    return group(pr, ("refill", "adaptive", "defer", "ring"))
+
+
+def plots(rows, d):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    profs = [p for p in ("tcp", "tcp4", "udp1470", "udp64", "idle")
+             if any(r["profile"] == p for r in rows)]
+    made = []
+
+    def by_weight(runs, fn):
+        xs, ys, lo, hi = [], [], [], []
+        for w, rr in sorted(group(runs, ("weight",)).items(), key=lambda k: int(k[0][0])):
+            s = fn(rr)
+            if s:
+                xs.append(int(w[0]))
+                ys.append(s[0])
+                lo.append(s[0] - s[1])
+                hi.append(s[2] - s[0])
+        return xs, ys, [lo, hi]
+
+    def line_plot(name, key, ylabel, title):
+        fig, axes = plt.subplots(1, len(profs), figsize=(5 * len(profs), 4), squeeze=False)
+        for ax, prof in zip(axes[0], profs):
+            for s, runs in sorted(series(rows, prof).items()):
+                xs, ys, err = by_weight(runs, lambda rr: metric(rr, key))
+                if xs:
+                    ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3,
+                                label="refill %s adaptive %s defer %s ring %s" % s)
+            base = metric([r for r in rows if r["kernel"] == "baseline"
+                           and r["role"] == "sweep" and r["profile"] == prof], key)
+            if base:
+                ax.axhline(base[0], color="k", ls="--", label="baseline (w 64)")
+                ax.axhspan(base[1], base[2], color="k", alpha=0.1)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("weight")
+            ax.set_ylabel(ylabel)
+            ax.set_title("%s: %s" % (prof, title))
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(os.path.join(d, name), dpi=90)
+        plt.close(fig)
+        made.append(name)
+
+    line_plot("throughput_vs_weight.png", "mbps", "Mbit/s (median, min-max)", "throughput")
+    line_plot("irqs_vs_weight.png", "irq_per_1000", "interrupts per 1000 packets", "interrupts")
+
+    fig, axes = plt.subplots(1, len(profs), figsize=(5 * len(profs), 4), squeeze=False)
+    for ax, prof in zip(axes[0], profs):
+        labels, stacks = [], {k: [] for k, _ in DROPS}
+        for s, runs in sorted(series(rows, prof).items()):
+            for w, rr in sorted(group(runs, ("weight",)).items(), key=lambda k: int(k[0][0])):
+                labels.append("w%s n%s" % (w[0], s[0]))
+                for k, _ in DROPS:
+                    m = metric(rr, k)
+                    stacks[k].append(m[0] if m else 0)
+        b = [r for r in rows if r["kernel"] == "baseline" and r["role"] == "sweep"
+             and r["profile"] == prof]
+        if b:
+            labels.append("baseline")
+            for k, _ in DROPS:
+                m = metric(b, k)
+                stacks[k].append(m[0] if m else 0)
+        bottom = [0] * len(labels)
+        for k, lab in DROPS:
+            ax.bar(range(len(labels)), stacks[k], bottom=bottom, label=lab)
+            bottom = [x + y for x, y in zip(bottom, stacks[k])]
+        ax.set_xticks(range(len(labels)))
+        ax.set_xticklabels(labels, rotation=60, fontsize=7)
+        ax.set_ylabel("dropped packets per run (median)")
+        ax.set_title("%s: drops by place" % prof)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(d, "drops_by_place.png"), dpi=90)
+    plt.close(fig)
+    made.append("drops_by_place.png")
+
+    zl = [r for r in rows if r["profile"].startswith("zeroloss") and r["role"] == "sweep"]
+    if zl:
+        fig, ax = plt.subplots(figsize=(8, 4))
+        g = group(zl, ("profile",) + CONFIG)
+        keys = sorted(g)
+        meds = [metric(g[k], "offered_mbps") for k in keys]
+        ax.bar(range(len(keys)), [m[0] if m else 0 for m in meds],
+               yerr=[[m[0] - m[1] if m else 0 for m in meds], [m[2] - m[0] if m else 0 for m in meds]])
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels(["%s %s w%s n%s" % (k[0], k[1], k[3], k[4]) for k in keys],
+                           rotation=60, fontsize=7)
+        ax.set_ylabel("zero-loss rate, Mbit/s offered")
+        fig.tight_layout()
+        fig.savefig(os.path.join(d, "zeroloss.png"), dpi=90)
+        plt.close(fig)
+        made.append("zeroloss.png")
+    return made
+
+
+def main():
+    d = sys.argv[1]
+    rows, meta = load(d)
+    md = ["# Bench %s" % meta.get("started_utc", ""), "",
+          "- git %s; patched `%s`, baseline `%s` (same tree and config, without our patches)"
+          % (meta["git_revision"], meta["kernels"]["patched"]["release"].split()[0],
+             meta["kernels"]["baseline"]["release"].split()[0]),
+          "- %s, %s; host %s (%s cores), accel %s, %s vCPU" % (
+              meta["qemu"], meta["iperf3"], meta["host_cpu"], meta["host_cores"],
+              meta["accel"], meta["vcpus"]),
+          "- pinning: iperf3 client `%s`; QEMU threads (patched) `%s`" % (
+              meta["pinning"]["iperf3_client"], meta["pinning"]["patched_qemu_threads"]),
+          "- parameters: %s; %s s per run" % (
+              ", ".join("%s=%s" % kv for kv in meta["parameters"].items()), meta["secs"]),
+          "- %d runs; figures are median [min-max] over the repetitions" % len(rows), ""]
+    md += goals(rows)
+    md += calibration(rows)
+    md += ["## By profile", ""]
+    for prof in ("tcp", "tcp4", "udp1470", "udp64", "zeroloss1470", "zeroloss64", "idle"):
+        md += profile_table(rows, prof)
+    try:
+        made = plots(rows, d)
+        md += ["## Plots", ""] + ["![%s](%s)" % (m, m) for m in made] + [""]
+    except ImportError as e:
+        md += ["(no plots: %s)" % e, ""]
+    with open(os.path.join(d, "summary.md"), "w") as f:
+        f.write("\n".join(md))
+    # The terminal gets the goals and the tcp table.
+    print("\n".join(goals(rows) + profile_table(rows, "tcp")))
+    print("report: %s" % os.path.join(d, "summary.md"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Append one bench run to runs.csv.
+
+    row.py CSV BEFORE AFTER TAPDROPS_BEFORE TAPDROPS_AFTER RESULT k=v...
+
+BEFORE/AFTER: guest counter snapshots ("name value" lines, benchsnap).
+RESULT: iperf3 --json output, a ping output (profile idle), or "-".
+k=v: the run's parameters (kernel, role, weight, ..., rep, secs, offered_mbps).
+Counters the kernel does not have (the baseline has no napi_* counters) are
+left empty, never zero.
+"""
+import csv
+import json
+import os
+import re
+import sys
+
+COLUMNS = [
+    "kernel", "role", "weight", "refill", "adaptive", "defer", "ring", "fifo",
+    "link", "profile", "rep", "secs", "offered_mbps", "mbps", "retrans",
+    "lost", "sent", "fifo_drops", "sock_drops", "softnet_drops",
+    "time_squeeze", "rx_packets", "rx_no_buffer", "rx_missed", "irqs",
+    "napi_polls", "napi_work", "napi_quota_full", "napi_complete",
+    "hist_0", "hist_1_25", "hist_26_50", "hist_51_75", "hist_76_99",
+    "hist_100", "rx_refills", "rx_refill_descs", "ring_exhausted",
+    "cpu_softirq", "cpu_user", "cpu_system", "cpu_idle", "rtt_ms",
+]
+
+# column <- guest counter
+COUNTERS = {
+    "sock_drops": "udp_RcvbufErrors", "softnet_drops": "softnet_dropped",
+    "time_squeeze": "softnet_time_squeeze", "rx_packets": "sys_rx_packets",
+    "rx_no_buffer": "rx_no_buffer_count", "rx_missed": "rx_missed_errors",
+    "irqs": "irqs", "napi_polls": "napi_polls", "napi_work": "napi_work",
+    "napi_quota_full": "napi_quota_full", "napi_complete": "napi_complete",
+    "hist_0": "napi_work_hist_0", "hist_1_25": "napi_work_hist_1_25",
+    "hist_26_50": "napi_work_hist_26_50", "hist_51_75": "napi_work_hist_51_75",
+    "hist_76_99": "napi_work_hist_76_99", "hist_100": "napi_work_hist_100",
+    "rx_refills": "rx_refills", "rx_refill_descs": "rx_refill_descs",
+    "ring_exhausted": "rx_ring_exhausted",
+}
+
+
+def snap(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 2 and re.fullmatch(r"-?\d+", parts[1]):
+                out[parts[0]] = int(parts[1])
+    return out
+
+
+def iperf(path, row):
+    with open(path) as f:
+        text = f.read()
+    if not text.lstrip().startswith("{"):
+        return
+    j = json.loads(text)
+    if "error" in j:
+        row["error"] = j["error"]
+    end = j.get("end", {})
+    if "sum_received" in end:
+        row["mbps"] = "%.1f" % (end["sum_received"]["bits_per_second"] / 1e6)
+    if "sum" in end:  # UDP: the receiver's report of loss
+        row["lost"] = end["sum"]["lost_packets"]
+        row["sent"] = end["sum"]["packets"]
+    else:  # TCP
+        row["retrans"] = end.get("sum_sent", {}).get("retransmits", "")
+
+
+def ping(path, row):
+    with open(path) as f:
+        m = re.search(r"= [\d.]+/([\d.]+)/", f.read())
+    if m:
+        row["rtt_ms"] = m.group(1)
+
+
+def main():
+    csv_path, before, after, tap0, tap1, result = sys.argv[1:7]
+    row = dict(a.split("=", 1) for a in sys.argv[7:])
+    b, a = snap(before), snap(after)
+    for col, key in COUNTERS.items():
+        if key in a and key in b:
+            row[col] = a[key] - b[key]
+    row["fifo_drops"] = int(tap1) - int(tap0)
+    total = a["cpu_total"] - b["cpu_total"]
+    for col in ("cpu_softirq", "cpu_user", "cpu_system", "cpu_idle"):
+        row[col] = "%.1f" % (100.0 * (a[col] - b[col]) / total) if total else ""
+    if result != "-" and os.path.exists(result):
+        if row.get("profile") == "idle":
+            ping(result, row)
+        else:
+            iperf(result, row)
+    new = not os.path.exists(csv_path)
+    with open(csv_path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+        if new:
+            w.writeheader()
+        w.writerow(row)
+    if "error" in row:
+        print("iperf3 error: %s" % row["error"], file=sys.stderr)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
