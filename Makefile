@@ -7,7 +7,7 @@ SHELL := /bin/bash
 # MEM, FIFO (tap txqueuelen, the emulated NIC FIFO in frames).
 export ACCEL VCPUS MEM FIFO
 # Bench axes (bench/run.sh): make bench WEIGHTS="4 8 16" REFILL="0 16" ...
-export WEIGHTS REFILL ADAPTIVE DEFER RING LINK PROFILES REPS SECS CALIB PIN \
+export WEIGHTS REFILL ADAPTIVE IDLE DEFER RING LINK PROFILES REPS SECS CALIB PIN \
 	UDP1470_RATE UDP64_RATE OUT
 
 .PHONY: all deps kernel baseline initramfs boot smoke test bench report check clean distclean

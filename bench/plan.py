@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Expand the bench axes into the list of runs, one TSV line each.
 
-Columns: kernel role weight refill adaptive defer ring fifo link profile rep.
+Columns: kernel role weight refill adaptive idle defer ring fifo link profile
+rep.
 The patched kernel gets every combination of the axes; the baseline (fixed
 weight 64, refill 16, no adaptive quota) every combination of the axes it has
 (defer, ring, fifo, link); the calibration (role calib: ring 4096, weight 256
@@ -23,6 +24,7 @@ def main():
     weights = axis("WEIGHTS", "4 8 16 32 64 128")
     refills = axis("REFILL", "0 16")
     adaptive = axis("ADAPTIVE", "off")
+    idles = axis("IDLE", "0")
     defers = axis("DEFER", "0")
     rings = axis("RING", "256")
     fifos = axis("FIFO", "32")
@@ -32,18 +34,18 @@ def main():
     calib = os.environ.get("CALIB", "1") == "1"
 
     configs = []
-    for w, n, a, d, r, f, l in itertools.product(weights, refills, adaptive,
-                                                 defers, rings, fifos, links):
-        configs.append(("patched", "sweep", w, n, a, d, r, f, l))
+    for w, n, a, i, d, r, f, l in itertools.product(
+            weights, refills, adaptive, idles, defers, rings, fifos, links):
+        configs.append(("patched", "sweep", w, n, a, i, d, r, f, l))
     for d, r, f, l in itertools.product(defers, rings, fifos, links):
-        configs.append(("baseline", "sweep", "64", "16", "off", d, r, f, l))
+        configs.append(("baseline", "sweep", "64", "16", "off", "0", d, r, f, l))
     runs = [c + (p,) for c in configs for p in profiles]
     if calib:
         for f, l in itertools.product(fifos, links):
-            runs.append(("patched", "calib", "256", "16", "off", "0", "4096",
-                         f, l, "tcp"))
-            runs.append(("baseline", "calib", "64", "16", "off", "0", "4096",
-                         f, l, "tcp"))
+            runs.append(("patched", "calib", "256", "16", "off", "0", "0",
+                         "4096", f, l, "tcp"))
+            runs.append(("baseline", "calib", "64", "16", "off", "0", "0",
+                         "4096", f, l, "tcp"))
     for rep in range(1, reps + 1):
         order = list(runs)
         random.Random(rep).shuffle(order)

@@ -14,8 +14,8 @@ import statistics
 import sys
 from collections import defaultdict
 
-CONFIG = ("kernel", "role", "weight", "refill", "adaptive", "defer", "ring",
-          "fifo", "link")
+CONFIG = ("kernel", "role", "weight", "refill", "adaptive", "idle_limit",
+          "defer", "ring", "fifo", "link")
 ENV = ("defer", "ring", "fifo", "link")  # what the baseline shares
 DROPS = (("fifo_drops", "FIFO (tap)"), ("rx_missed", "ring (NIC missed)"),
          ("softnet_drops", "softnet backlog"), ("sock_drops", "socket"))
@@ -99,12 +99,12 @@ def profile_table(rows, prof):
                or (c[0] == "loss_pct" and any(r.get("sent") for r in prow))
                or (c[0] == "irq_per_1000")]
     out = ["### %s" % prof, "",
-           "| kernel | weight | refill | adaptive | defer | ring | " +
+           "| kernel | weight | refill | adaptive | idle limit | defer | ring | " +
            " | ".join(c[1] for c in present) + " | Mbit/s vs baseline | FIFO drops vs baseline |",
-           "|" + "---|" * (6 + len(present) + 2)]
+           "|" + "---|" * (7 + len(present) + 2)]
     g = group(prow, CONFIG)
-    for cfg in sorted(g, key=lambda c: (c[0] != "baseline", int(c[6]),
-                                        int(c[5]), c[3], int(c[2]))):
+    for cfg in sorted(g, key=lambda c: (c[0] != "baseline", int(c[7]), int(c[6]),
+                                        c[4], c[5], c[3], int(c[2]))):
         runs = g[cfg]
         base = baseline_for(rows, cfg, prof)
         env = dict(zip(CONFIG, cfg))
@@ -117,8 +117,8 @@ def profile_table(rows, prof):
             n = "16 (fixed)"
         else:
             w, n = env["weight"], env["refill"]
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            env["kernel"], w, n, env["adaptive"], env["defer"], env["ring"],
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            env["kernel"], w, n, env["adaptive"], env["idle_limit"], env["defer"], env["ring"],
             " | ".join(cells), " | ".join(rv)))
     out.append("")
     return out
@@ -128,7 +128,8 @@ def defaults_cfg(rows):
     """The patched kernel at its defaults: weight 64, refill 16, adaptive off."""
     return [r for r in rows if r["kernel"] == "patched" and r["role"] == "sweep"
             and r["weight"] == "64" and r["refill"] == "16"
-            and r["adaptive"] == "off" and r["defer"] == "0"]
+            and r["adaptive"] == "off" and r["idle_limit"] == "0"
+            and r["defer"] == "0"]
 
 
 def goals(rows):
@@ -190,7 +191,7 @@ def series(rows, prof):
     """Patched sweep runs of a profile, by (refill, adaptive, defer, ring)."""
     pr = [r for r in rows if r["kernel"] == "patched" and r["role"] == "sweep"
           and r["profile"] == prof]
-    return group(pr, ("refill", "adaptive", "defer", "ring"))
+    return group(pr, ("refill", "adaptive", "idle_limit", "defer", "ring"))
 
 
 def plots(rows, d):
@@ -220,7 +221,7 @@ def plots(rows, d):
                 xs, ys, err = by_weight(runs, lambda rr: metric(rr, key))
                 if xs:
                     ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3,
-                                label="refill %s adaptive %s defer %s ring %s" % s)
+                                label="refill %s adaptive %s idle %s defer %s ring %s" % s)
             base = metric([r for r in rows if r["kernel"] == "baseline"
                            and r["role"] == "sweep" and r["profile"] == prof], key)
             if base:
@@ -245,7 +246,9 @@ def plots(rows, d):
         labels, stacks = [], {k: [] for k, _ in DROPS}
         for s, runs in sorted(series(rows, prof).items()):
             for w, rr in sorted(group(runs, ("weight",)).items(), key=lambda k: int(k[0][0])):
-                labels.append("w%s n%s" % (w[0], s[0]))
+                labels.append("w%s n%s%s%s%s" % (w[0], s[0], " a" if s[1] == "on" else "",
+                                                   " i" + s[2] if s[2] != "0" else "",
+                                                   " d" + s[3] if s[3] != "0" else ""))
                 for k, _ in DROPS:
                     m = metric(rr, k)
                     stacks[k].append(m[0] if m else 0)
@@ -279,7 +282,8 @@ def plots(rows, d):
         ax.bar(range(len(keys)), [m[0] if m else 0 for m in meds],
                yerr=[[m[0] - m[1] if m else 0 for m in meds], [m[2] - m[0] if m else 0 for m in meds]])
         ax.set_xticks(range(len(keys)))
-        ax.set_xticklabels(["%s %s w%s n%s" % (k[0], k[1], k[3], k[4]) for k in keys],
+        ax.set_xticklabels(["%s %s w%s n%s a%s i%s d%s" % (k[0], k[1], k[3], k[4], k[5], k[6], k[7])
+                            for k in keys],
                            rotation=60, fontsize=7)
         ax.set_ylabel("zero-loss rate, Mbit/s offered")
         fig.tight_layout()

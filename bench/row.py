@@ -16,7 +16,8 @@ import re
 import sys
 
 COLUMNS = [
-    "kernel", "role", "weight", "refill", "adaptive", "defer", "ring", "fifo",
+    "kernel", "role", "weight", "refill", "adaptive", "idle_limit", "defer",
+    "ring", "fifo",
     "link", "profile", "rep", "secs", "offered_mbps", "mbps", "retrans",
     "lost", "sent", "fifo_drops", "sock_drops", "softnet_drops",
     "time_squeeze", "rx_packets", "rx_no_buffer", "rx_missed", "irqs",

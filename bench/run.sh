@@ -7,7 +7,8 @@
 # Axes (environment or make variables; lists are space-separated):
 #   WEIGHTS  sysfs weight of the patched e1000      "4 8 16 32 64 128"
 #   REFILL   rx_refill_batch (0: after the poll)   "0 16"
-#   ADAPTIVE adaptive quota (needs driver support) "off"
+#   ADAPTIVE adaptive quota (devlink adaptive_quota) "off"
+#   IDLE     poll_idle_limit: empty polls before re-arming  "0"
 #   DEFER    napi_defer_hard_irqs (gro_flush_timeout 20 us when > 0)  "0"
 #   RING     RX ring size, ethtool -G (48..4096)   "256"
 #   FIFO     tap txqueuelen in frames, the NIC FIFO "32"
@@ -24,7 +25,7 @@ if [ "${QUICK:-0}" = 1 ]; then
 	WEIGHTS=${WEIGHTS:-"8 16 64"} PROFILES=${PROFILES:-"tcp udp1470"} SECS=${SECS:-4}
 fi
 export WEIGHTS=${WEIGHTS:-"4 8 16 32 64 128"} REFILL=${REFILL:-"0 16"}
-export ADAPTIVE=${ADAPTIVE:-off} DEFER=${DEFER:-0} RING=${RING:-256}
+export ADAPTIVE=${ADAPTIVE:-off} IDLE=${IDLE:-0} DEFER=${DEFER:-0} RING=${RING:-256}
 export FIFO=${FIFO:-32} LINK=${LINK:-none} REPS=${REPS:-3} CALIB=${CALIB:-1}
 export PROFILES=${PROFILES:-"tcp tcp4 udp1470 udp64"}
 SECS=${SECS:-5} UDP1470_RATE=${UDP1470_RATE:-150M} UDP64_RATE=${UDP64_RATE:-20M}
@@ -36,6 +37,8 @@ csv=$OUT/runs.csv
 die() { echo "bench: $*" >&2; exit 1; }
 num_list() { local v; for v in $2; do [[ $v =~ ^[0-9]+$ ]] || die "$1: '$v' is not a number"; done; }
 num_list WEIGHTS "$WEIGHTS"; num_list REFILL "$REFILL"; num_list DEFER "$DEFER"
+num_list IDLE "$IDLE"
+for v in $IDLE; do ((v <= 1000)) || die "IDLE: $v is outside 0..1000"; done
 num_list RING "$RING"; num_list FIFO "$FIFO"; num_list REPS "$REPS"; num_list SECS "$SECS"
 for v in $WEIGHTS; do ((v >= 1 && v <= 1024)) || die "WEIGHTS: $v is outside 1..1024"; done
 for v in $RING; do ((v >= 48 && v <= 4096)) || die "RING: $v is outside 48..4096"; done
@@ -65,11 +68,6 @@ for k in patched baseline; do
 done
 client_pin=(taskset -c 0)
 [ "$PIN" = 1 ] || client_pin=()
-if [ "$ADAPTIVE" != off ]; then
-	lab_use patched
-	lab_ctl 'devlink dev param show | grep -q adaptive_quota' ||
-		die "ADAPTIVE=$ADAPTIVE: this driver has no adaptive_quota parameter"
-fi
 
 python3 - "$OUT/meta.json" <<PY
 import json, os, subprocess, sys
@@ -88,7 +86,7 @@ meta = {
     "accel": os.environ.get("ACCEL", "tcg"), "vcpus": os.environ.get("VCPUS", "1"),
     "pinning": {"patched_qemu_threads": """${PINS[patched]}""", "baseline_qemu_threads": """${PINS[baseline]}""",
                 "iperf3_client": "${client_pin[*]:-not pinned}"},
-    "parameters": {k: os.environ.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "DEFER", "RING", "FIFO", "LINK", "PROFILES", "REPS", "CALIB")},
+    "parameters": {k: os.environ.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "IDLE", "DEFER", "RING", "FIFO", "LINK", "PROFILES", "REPS", "CALIB")},
     "secs": $SECS, "udp1470_rate": "$UDP1470_RATE", "udp64_rate": "$UDP64_RATE",
     "started_utc": "$stamp",
 }
@@ -149,14 +147,14 @@ zeroloss() {
 }
 
 run_one() {
-	local kernel=$1 role=$2 w=$3 n=$4 a=$5 d=$6 ring=$7 fifo=$8 link=$9 prof=${10} rep=${11}
+	local kernel=$1 role=$2 w=$3 n=$4 a=$5 i=$6 d=$7 ring=$8 fifo=$9 link=${10} prof=${11} rep=${12}
 	local dir=$OUT/raw/$k_run t0 t1 res=- offered=
 	mkdir -p "$dir"
 	lab_use "$kernel"
 	if [ "$kernel" = patched ]; then
-		lab_ctl benchset "$w" "$n" "$([ "$ADAPTIVE" = off ] && echo - || echo "$a")" "$d" "$ring" >/dev/null
+		lab_ctl benchset "$w" "$n" "$a" "$i" "$d" "$ring" >/dev/null
 	else
-		lab_ctl benchset - - - "$d" "$ring" >/dev/null
+		lab_ctl benchset - - - - "$d" "$ring" >/dev/null
 	fi
 	set_link "$fifo" "$link"
 	reachable
@@ -176,7 +174,7 @@ run_one() {
 	t1=$(tapdrops)
 	lab_ctl benchsnap > "$dir/after"
 	python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
-		kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" defer="$d" \
+		kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" idle_limit="$i" defer="$d" \
 		ring="$ring" fifo="$fifo" link="$link" profile="$prof" rep="$rep" secs="$SECS" \
 		offered_mbps="$offered" || echo "bench: run $k_run ($kernel $prof) recorded an error" >&2
 }
@@ -184,7 +182,7 @@ run_one() {
 # zeroloss expands to one run per frame size.
 expand() {
 	local line=$1 prof
-	prof=$(cut -f10 <<<"$line")
+	prof=$(cut -f11 <<<"$line")
 	if [ "$prof" = zeroloss ]; then
 		sed 's/\tzeroloss\t/\tzeroloss1470\t/' <<<"$line"
 		sed 's/\tzeroloss\t/\tzeroloss64\t/' <<<"$line"
@@ -198,14 +196,14 @@ total=$(wc -l < "$OUT/plan-expanded.tsv")
 start=$SECONDS
 k_run=0
 echo "bench: $total runs, results in ${OUT#"$top"/}"
-while IFS=$'\t' read -r kernel role w n a d ring fifo link prof rep; do
+while IFS=$'\t' read -r kernel role w n a i d ring fifo link prof rep; do
 	k_run=$((k_run + 1))
 	el=$((SECONDS - start))
 	eta=$(( k_run > 1 ? el * (total - k_run + 1) / (k_run - 1) : 0 ))
 	printf '\rbench: run %d of %d  %dm%02ds elapsed, ETA %dm%02ds  %-8s %-5s w=%-4s n=%-3s ring=%-4s %-12s' \
 		"$k_run" "$total" $((el / 60)) $((el % 60)) $((eta / 60)) $((eta % 60)) \
 		"$kernel" "$role" "$w" "$n" "$ring" "$prof"
-	run_one "$kernel" "$role" "$w" "$n" "$a" "$d" "$ring" "$fifo" "$link" "$prof" "$rep" < /dev/null
+	run_one "$kernel" "$role" "$w" "$n" "$a" "$i" "$d" "$ring" "$fifo" "$link" "$prof" "$rep" < /dev/null
 done < "$OUT/plan-expanded.tsv"
 echo
 for k in patched baseline; do

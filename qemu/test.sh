@@ -98,7 +98,7 @@ lab_boot "$KERNEL" "$INITRD"
 result 0 boot "$(lab_ctl 'uname -r; cat /proc/cmdline')"
 
 PHASE=kunit
-guest_ktap kunit 30 /lab/tests/kunit e1000_policy
+guest_ktap kunit 30 /lab/tests/kunit e1000_policy e1000_quota
 
 PHASE=sysfs_weight
 guest_ktap sysfs_weight 60 /lab/tests/sysfs-weight eth0
@@ -137,6 +137,40 @@ for n in 0 4 16; do
 	flood 3 300M 1470 "$LAB_RUN/flood-refill-$n.json" || rc=$?
 	[ "$rc" -eq 0 ] || ktap_diag "iperf3 UDP flood exit $rc: $(tail -3 "$LAB_RUN/flood-refill-$n.json")"
 	guest_ktap "refill_n$n" 30 /lab/tests/refill-phase end "$n"
+done
+
+PHASE=adaptive
+# The weight bounds the adaptive quota; adaptive off keeps quota == budget.
+lab_ctl /lab/tests/adaptive-phase begin w8 8 on 200 1
+flood 3 100M 1470 "$LAB_RUN/flood-adaptive-w8.json" || true
+guest_ktap adaptive_weight8 30 /lab/tests/adaptive-phase end w8
+lab_ctl /lab/tests/adaptive-phase begin off 64 off
+flood 3 100M 1470 "$LAB_RUN/flood-adaptive-off.json" || true
+guest_ktap adaptive_off 30 /lab/tests/adaptive-phase end off
+# Two traffic types with different costs per packet, weight 1024, quota_min 1.
+lab_ctl /lab/tests/adaptive-phase begin udp64 1024 on 1000 1
+flood 3 20M 64 "$LAB_RUN/flood-adaptive-udp64.json" || true
+guest_ktap adaptive_udp64 30 /lab/tests/adaptive-phase end udp64
+lab_ctl /lab/tests/adaptive-phase begin tcp 1024 on 1000 1
+lab_host timeout 30 iperf3 -c "$LAB_GUEST_IP" -t 3 --json > "$LAB_RUN/adaptive-tcp.json" 2>&1 || true
+guest_ktap adaptive_tcp 30 /lab/tests/adaptive-phase end tcp
+read -r c1 q1 <<<"$(lab_ctl /lab/tests/adaptive-phase cost udp64)"
+read -r c2 q2 <<<"$(lab_ctl /lab/tests/adaptive-phase cost tcp)"
+diag="median cost/quota: udp64 ${c1} ns/${q1}, tcp ${c2} ns/${q2}"
+if python3 -c "import sys; c1,q1,c2,q2=map(float,sys.argv[1:]); sys.exit(not (min(c1,c2) > 0 and max(c1,c2) >= 1.2 * min(c1,c2)))" "$c1" "$q1" "$c2" "$q2"; then
+	python3 -c "import sys; c1,q1,c2,q2=map(float,sys.argv[1:]); r=(q1/q2)/(c2/c1); sys.exit(not 0.7 <= r <= 1.3)" "$c1" "$q1" "$c2" "$q2"
+	result $? quota_inverse_to_cost "$diag"
+else
+	TOP=$((TOP + 1)) SKIP=$((SKIP + 1))
+	ktap_diag "$diag"
+	echo "ok $TOP quota_inverse_to_cost # SKIP the two costs differ by less than 20 %"
+fi
+
+PHASE=idle_poll
+for l in 0 200; do
+	lab_ctl /lab/tests/idle-poll begin "$l"
+	flood 2 20M 1470 "$LAB_RUN/flood-idle-$l.json" || true
+	guest_ktap "idle_poll_$l" 30 /lab/tests/idle-poll end "$l"
 done
 
 PHASE=devlink_params

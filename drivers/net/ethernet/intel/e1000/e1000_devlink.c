@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* e1000 devlink instance: run-time parameters of the RX path.
  *
- *   devlink dev param set pci/<bdf> name rx_refill_batch value N cmode runtime
+ *   devlink dev param set pci/<bdf> name <param> value <v> cmode runtime
+ *
+ *   rx_refill_batch    u32   0 (after the poll) or 1..RX ring size   16
+ *   adaptive_quota     bool  quota from the measured cost of a packet  false
+ *   poll_target_usecs  u32   1..2000: how long a poll should take    500
+ *   quota_min          u32   1..1024: the smallest adaptive quota      8
+ *   poll_idle_limit    u32   0..1000: empty polls before re-arming     0
  *
  * Values are read once per NAPI poll with READ_ONCE(), so a change applies
  * from the next poll; any value that passed validation is safe there.
@@ -13,6 +19,10 @@
 enum e1000_devlink_param_id {
 	E1000_DEVLINK_PARAM_ID_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
 	E1000_DEVLINK_PARAM_ID_RX_REFILL_BATCH,
+	E1000_DEVLINK_PARAM_ID_ADAPTIVE_QUOTA,
+	E1000_DEVLINK_PARAM_ID_POLL_TARGET_USECS,
+	E1000_DEVLINK_PARAM_ID_QUOTA_MIN,
+	E1000_DEVLINK_PARAM_ID_POLL_IDLE_LIMIT,
 };
 
 static struct e1000_adapter *e1000_devlink_adapter(struct devlink *devlink)
@@ -20,42 +30,100 @@ static struct e1000_adapter *e1000_devlink_adapter(struct devlink *devlink)
 	return *(struct e1000_adapter **)devlink_priv(devlink);
 }
 
-static int e1000_rx_refill_batch_get(struct devlink *devlink, u32 id,
-				     struct devlink_param_gset_ctx *ctx)
+/* The u32 parameters live in the adapter; this maps an id to its field. */
+static u32 *e1000_devlink_u32(struct e1000_adapter *adapter, u32 id)
 {
-	ctx->val.vu32 = READ_ONCE(e1000_devlink_adapter(devlink)->rx_refill_batch);
+	switch (id) {
+	case E1000_DEVLINK_PARAM_ID_RX_REFILL_BATCH:
+		return &adapter->rx_refill_batch;
+	case E1000_DEVLINK_PARAM_ID_POLL_TARGET_USECS:
+		return &adapter->poll_target_usecs;
+	case E1000_DEVLINK_PARAM_ID_QUOTA_MIN:
+		return &adapter->quota_min;
+	default:
+		return &adapter->poll_idle_limit;
+	}
+}
+
+static int e1000_devlink_u32_get(struct devlink *devlink, u32 id,
+				 struct devlink_param_gset_ctx *ctx)
+{
+	ctx->val.vu32 = READ_ONCE(*e1000_devlink_u32(e1000_devlink_adapter(devlink), id));
 	return 0;
 }
 
-static int e1000_rx_refill_batch_set(struct devlink *devlink, u32 id,
-				     struct devlink_param_gset_ctx *ctx)
+static int e1000_devlink_u32_set(struct devlink *devlink, u32 id,
+				 struct devlink_param_gset_ctx *ctx)
 {
-	WRITE_ONCE(e1000_devlink_adapter(devlink)->rx_refill_batch, ctx->val.vu32);
+	WRITE_ONCE(*e1000_devlink_u32(e1000_devlink_adapter(devlink), id),
+		   ctx->val.vu32);
 	return 0;
 }
 
-static int e1000_rx_refill_batch_validate(struct devlink *devlink, u32 id,
-					  union devlink_param_value val,
-					  struct netlink_ext_ack *extack)
+static int e1000_devlink_u32_validate(struct devlink *devlink, u32 id,
+				      union devlink_param_value val,
+				      struct netlink_ext_ack *extack)
 {
 	struct e1000_adapter *adapter = e1000_devlink_adapter(devlink);
+	u32 v = val.vu32;
 
-	if (!e1000_rx_refill_batch_valid(val.vu32,
-					 READ_ONCE(adapter->rx_ring_size))) {
+	switch (id) {
+	case E1000_DEVLINK_PARAM_ID_RX_REFILL_BATCH:
+		if (e1000_rx_refill_batch_valid(v, READ_ONCE(adapter->rx_ring_size)))
+			return 0;
 		NL_SET_ERR_MSG_MOD(extack,
 				   "rx_refill_batch must be 0 (refill after the poll) or 1 to the RX ring size");
 		return -EINVAL;
+	case E1000_DEVLINK_PARAM_ID_POLL_TARGET_USECS:
+		if (v >= 1 && v <= 2000)
+			return 0;
+		NL_SET_ERR_MSG_MOD(extack, "poll_target_usecs must be 1 to 2000");
+		return -EINVAL;
+	case E1000_DEVLINK_PARAM_ID_QUOTA_MIN:
+		if (v >= 1 && v <= 1024)
+			return 0;
+		NL_SET_ERR_MSG_MOD(extack, "quota_min must be 1 to 1024");
+		return -EINVAL;
+	default:
+		if (v <= 1000)
+			return 0;
+		NL_SET_ERR_MSG_MOD(extack, "poll_idle_limit must be 0 to 1000");
+		return -EINVAL;
 	}
+}
+
+static int e1000_adaptive_quota_get(struct devlink *devlink, u32 id,
+				    struct devlink_param_gset_ctx *ctx)
+{
+	ctx->val.vbool = READ_ONCE(e1000_devlink_adapter(devlink)->adaptive_quota);
 	return 0;
 }
 
+static int e1000_adaptive_quota_set(struct devlink *devlink, u32 id,
+				    struct devlink_param_gset_ctx *ctx)
+{
+	WRITE_ONCE(e1000_devlink_adapter(devlink)->adaptive_quota,
+		   ctx->val.vbool);
+	return 0;
+}
+
+#define E1000_DEVLINK_U32(_id, _name)					\
+	DEVLINK_PARAM_DRIVER(E1000_DEVLINK_PARAM_ID_##_id, _name,	\
+			     DEVLINK_PARAM_TYPE_U32,			\
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),		\
+			     e1000_devlink_u32_get, e1000_devlink_u32_set, \
+			     e1000_devlink_u32_validate)
+
 static const struct devlink_param e1000_devlink_params[] = {
-	DEVLINK_PARAM_DRIVER(E1000_DEVLINK_PARAM_ID_RX_REFILL_BATCH,
-			     "rx_refill_batch", DEVLINK_PARAM_TYPE_U32,
+	E1000_DEVLINK_U32(RX_REFILL_BATCH, "rx_refill_batch"),
+	DEVLINK_PARAM_DRIVER(E1000_DEVLINK_PARAM_ID_ADAPTIVE_QUOTA,
+			     "adaptive_quota", DEVLINK_PARAM_TYPE_BOOL,
 			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
-			     e1000_rx_refill_batch_get,
-			     e1000_rx_refill_batch_set,
-			     e1000_rx_refill_batch_validate),
+			     e1000_adaptive_quota_get,
+			     e1000_adaptive_quota_set, NULL),
+	E1000_DEVLINK_U32(POLL_TARGET_USECS, "poll_target_usecs"),
+	E1000_DEVLINK_U32(QUOTA_MIN, "quota_min"),
+	E1000_DEVLINK_U32(POLL_IDLE_LIMIT, "poll_idle_limit"),
 };
 
 static const struct devlink_ops e1000_devlink_ops = {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* e1000 NAPI accounting: how polls use their quota, how often the RX ring is
- * refilled and found exhausted (ethtool -S), and the e1000:e1000_napi_poll
- * tracepoint.
+/* e1000 NAPI accounting: each poll's quota (adaptive or the budget), how
+ * polls use it, how often the RX ring is refilled and found exhausted
+ * (ethtool -S), and the e1000:e1000_napi_poll tracepoint.
  *
  * The ring walking sums one poll's refills in adapter->poll_acc (only the
  * NAPI poll touches it); e1000_napi_poll_end() commits the poll to the
@@ -19,29 +19,55 @@ void e1000_napi_stats_init(struct e1000_adapter *adapter)
 }
 
 /**
- * e1000_napi_poll_start - begin the accounting of one poll
+ * e1000_napi_poll_start - begin one poll: its quota, and its accounting
  * @adapter: board private structure
  * @ctx: per-poll state, on the poll's stack
+ * @budget: what NAPI passed (the weight)
  *
- * The descriptor count owned by the NIC needs two register reads and the
- * poll time two clock reads: both only while the tracepoint is on.
+ * With adaptive_quota off the quota is the budget. The clock is read only
+ * for the adaptive quota or the tracepoint, and the descriptors owned by the
+ * NIC (two register reads) only for the tracepoint.
+ *
+ * Return: the most RX packets this poll may handle, at most @budget.
  */
-void e1000_napi_poll_start(struct e1000_adapter *adapter,
-			   struct e1000_poll_ctx *ctx)
+int e1000_napi_poll_start(struct e1000_adapter *adapter,
+			  struct e1000_poll_ctx *ctx, int budget)
 {
 	struct e1000_rx_ring *ring = adapter->rx_ring;
 	u8 __iomem *hw_addr = adapter->hw.hw_addr;
+	bool tracing = trace_e1000_napi_poll_enabled();
 
 	memset(&adapter->poll_acc, 0, sizeof(adapter->poll_acc));
+	ctx->adaptive = READ_ONCE(adapter->adaptive_quota);
 	ctx->hw_owned = 0;
-	ctx->start_ns = 0;
-	if (trace_e1000_napi_poll_enabled()) {
+	ctx->start_ns = ctx->adaptive || tracing ? ktime_get_ns() : 0;
+	if (tracing) {
 		u32 rdh = readl(hw_addr + ring->rdh);
 		u32 rdt = readl(hw_addr + ring->rdt);
 
 		ctx->hw_owned = (rdt + ring->count - rdh) % ring->count;
-		ctx->start_ns = ktime_get_ns();
 	}
+	if (!ctx->adaptive || budget <= 0)
+		return budget;
+	return e1000_quota_calc(&adapter->quota_ctl,
+				READ_ONCE(adapter->poll_target_usecs) * NSEC_PER_USEC,
+				READ_ONCE(adapter->quota_min), budget);
+}
+
+/**
+ * e1000_napi_poll_may_complete - may the poll go back to interrupts?
+ * @adapter: board private structure
+ * @work: RX packets handled
+ * @quota: the poll's quota
+ *
+ * See e1000_poll_may_complete(); poll_idle_left is NAPI-poll state.
+ */
+bool e1000_napi_poll_may_complete(struct e1000_adapter *adapter, int work,
+				  int quota)
+{
+	return e1000_poll_may_complete(work, quota,
+				       READ_ONCE(adapter->poll_idle_limit),
+				       &adapter->poll_idle_left);
 }
 
 /**
@@ -49,7 +75,7 @@ void e1000_napi_poll_start(struct e1000_adapter *adapter,
  * @adapter: board private structure
  * @ctx: what e1000_napi_poll_start() recorded
  * @budget: what NAPI passed; 0 (netpoll) does no RX and is not counted
- * @quota: the most RX packets the poll allowed itself
+ * @quota: the most RX packets the poll allowed itself (adaptive or budget)
  * @work: RX packets handled
  * @complete: the poll re-armed the interrupt (napi_complete_done())
  */
@@ -59,11 +85,17 @@ void e1000_napi_poll_end(struct e1000_adapter *adapter,
 {
 	const struct e1000_poll_acc *acc = &adapter->poll_acc;
 	struct e1000_napi_stats *ns = &adapter->napi_stats;
+	struct e1000_quota_ctl *qc = &adapter->quota_ctl;
 	enum e1000_napi_hist bucket;
+	u64 end_ns = 0;
 
 	if (!budget)
 		return;
 
+	if (ctx->start_ns)
+		end_ns = ktime_get_ns();
+	if (ctx->adaptive)
+		e1000_quota_sample(qc, ctx->start_ns, end_ns, work);
 	bucket = e1000_napi_hist_bucket(work, quota);
 	u64_stats_update_begin(&ns->syncp);
 	u64_stats_inc(&ns->v[E1000_NS_POLLS]);
@@ -76,13 +108,15 @@ void e1000_napi_poll_end(struct e1000_adapter *adapter,
 	u64_stats_add(&ns->v[E1000_NS_REFILLS], acc->refills);
 	u64_stats_add(&ns->v[E1000_NS_REFILL_DESCS], acc->refill_descs);
 	u64_stats_add(&ns->v[E1000_NS_RING_EXHAUSTED], acc->ring_exhausted);
+	u64_stats_set(&ns->v[E1000_NS_QUOTA_CUR], quota);
+	u64_stats_set(&ns->v[E1000_NS_NS_PER_PKT], e1000_quota_ns_per_pkt(qc));
 	u64_stats_update_end(&ns->syncp);
 
 	if (trace_e1000_napi_poll_enabled())
 		trace_e1000_napi_poll(adapter->netdev, budget, quota, work,
 				      acc->refills, ctx->hw_owned,
-				      ctx->start_ns ?
-				      ktime_get_ns() - ctx->start_ns : 0);
+				      end_ns - ctx->start_ns,
+				      e1000_quota_ns_per_pkt(qc));
 }
 
 /**

@@ -3,6 +3,7 @@
 #include <kunit/test.h>
 
 #include "e1000_policy.h"
+#include "e1000_quota.h"
 
 struct refill_case {
 	const char *desc;
@@ -148,4 +149,135 @@ static struct kunit_suite e1000_policy_test_suite = {
 	.test_cases = e1000_policy_test_cases,
 };
 
-kunit_test_suite(e1000_policy_test_suite);
+/* Quota controller: constant cost, steps, clamps and hostile samples. */
+
+/* Feed @n polls of @pkts packets costing @cost_ns each. */
+static void feed(struct e1000_quota_ctl *ctl, int n, u64 cost_ns,
+		 unsigned int pkts)
+{
+	u64 t = 1000000;
+
+	while (n--) {
+		e1000_quota_sample(ctl, t, t + cost_ns * pkts, pkts);
+		t += cost_ns * pkts + 1000;
+	}
+}
+
+static void e1000_quota_no_sample_test(struct kunit *test)
+{
+	struct e1000_quota_ctl ctl = {};
+
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 200000, 8, 64), 64U);
+	KUNIT_EXPECT_EQ(test, e1000_quota_ns_per_pkt(&ctl), 0U);
+}
+
+static void e1000_quota_converges_test(struct kunit *test)
+{
+	struct e1000_quota_ctl ctl = {};
+
+	/* 2 us a packet, 100 us a poll: 50 packets, from the first sample */
+	feed(&ctl, 1, 2000, 10);
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 100000, 1, 1024), 50U);
+	feed(&ctl, 20, 2000, 37);
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 100000, 1, 1024), 50U);
+	KUNIT_EXPECT_EQ(test, e1000_quota_ns_per_pkt(&ctl), 2000U);
+}
+
+static void e1000_quota_cost_step_test(struct kunit *test)
+{
+	struct e1000_quota_ctl ctl = {};
+	unsigned int q;
+
+	feed(&ctl, 20, 2000, 10);
+	/* the cost doubles: within 16 polls the quota halves, within 2 % */
+	feed(&ctl, 16, 4000, 10);
+	q = e1000_quota_calc(&ctl, 100000, 1, 1024);
+	KUNIT_EXPECT_GE(test, q, 25U);
+	KUNIT_EXPECT_LE(test, q, 26U);
+	/* and moves at once in the right direction */
+	feed(&ctl, 1, 1000, 10);
+	KUNIT_EXPECT_GT(test, e1000_quota_calc(&ctl, 100000, 1, 1024), q);
+}
+
+static void e1000_quota_clamps_test(struct kunit *test)
+{
+	struct e1000_quota_ctl ctl = {};
+
+	feed(&ctl, 1, 50000, 4);	/* 50 us a packet, target 100 us: 2 */
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 100000, 8, 64), 8U);
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 100000, 1, 64), 2U);
+	/* quota_min above the budget: the budget (the weight) wins */
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 100000, 100, 64), 64U);
+	ctl.ewma = 0;
+	feed(&ctl, 1, 10, 64);	/* 10 ns a packet: 10000, capped at 64 */
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 100000, 8, 64), 64U);
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 100000, 8, 0), 0U);
+}
+
+static void e1000_quota_hostile_samples_test(struct kunit *test)
+{
+	struct e1000_quota_ctl ctl = {};
+	unsigned int q;
+
+	e1000_quota_sample(&ctl, 100, 200, 0);		/* 0 packets */
+	e1000_quota_sample(&ctl, 100, 100, 10);		/* 0 ns */
+	e1000_quota_sample(&ctl, 200, 100, 10);		/* clock backwards */
+	KUNIT_EXPECT_EQ(test, ctl.ewma, 0ULL);
+
+	e1000_quota_sample(&ctl, 0, 5, 10);		/* under 1 ns a packet */
+	KUNIT_EXPECT_GT(test, ctl.ewma, 0ULL);
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 2000000, 1, 1024), 1024U);
+
+	ctl.ewma = 0;
+	e1000_quota_sample(&ctl, 0, U64_MAX, 1);	/* huge ns: capped */
+	KUNIT_EXPECT_EQ(test, e1000_quota_ns_per_pkt(&ctl),
+			(unsigned int)E1000_QUOTA_COST_MAX_NS);
+	for (q = 0; q < 1000; q++)
+		e1000_quota_sample(&ctl, 0, U64_MAX, 1);
+	KUNIT_EXPECT_EQ(test, e1000_quota_ns_per_pkt(&ctl),
+			(unsigned int)E1000_QUOTA_COST_MAX_NS);
+	q = e1000_quota_calc(&ctl, U32_MAX, 1, 1024);
+	KUNIT_EXPECT_GE(test, q, 1U);
+	KUNIT_EXPECT_LE(test, q, 1024U);
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 1, 1, 1024), 1U);
+}
+
+static void e1000_poll_idle_test(struct kunit *test)
+{
+	unsigned int left = 0;
+
+	/* limit 0: upstream, complete whenever the quota was not used */
+	KUNIT_EXPECT_TRUE(test, e1000_poll_may_complete(5, 64, 0, &left));
+	KUNIT_EXPECT_TRUE(test, e1000_poll_may_complete(0, 64, 0, &left));
+	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(64, 64, 0, &left));
+	/* limit 2: packets keep polling, then two empty polls, then complete */
+	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(5, 64, 2, &left));
+	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(0, 64, 2, &left));
+	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(3, 64, 2, &left));
+	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(0, 64, 2, &left));
+	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(0, 64, 2, &left));
+	KUNIT_EXPECT_TRUE(test, e1000_poll_may_complete(0, 64, 2, &left));
+	/* a full quota never completes, whatever the limit */
+	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(8, 8, 2, &left));
+	/* the limit lowered under way: bounded by the new one */
+	left = 1000;
+	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(0, 64, 1, &left));
+	KUNIT_EXPECT_TRUE(test, e1000_poll_may_complete(0, 64, 1, &left));
+}
+
+static struct kunit_case e1000_quota_test_cases[] = {
+	KUNIT_CASE(e1000_quota_no_sample_test),
+	KUNIT_CASE(e1000_quota_converges_test),
+	KUNIT_CASE(e1000_quota_cost_step_test),
+	KUNIT_CASE(e1000_quota_clamps_test),
+	KUNIT_CASE(e1000_quota_hostile_samples_test),
+	KUNIT_CASE(e1000_poll_idle_test),
+	{}
+};
+
+static struct kunit_suite e1000_quota_test_suite = {
+	.name = "e1000_quota",
+	.test_cases = e1000_quota_test_cases,
+};
+
+kunit_test_suites(&e1000_policy_test_suite, &e1000_quota_test_suite);

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/* e1000 adaptive NAPI quota: let the quota follow the work the packet stream
+ * creates, and keep polling while traffic lasts. Tested by KUnit.
+ */
+#include <linux/math64.h>
+#include <linux/minmax.h>
+
+#include "e1000_quota.h"
+
+/**
+ * e1000_quota_sample - feed one poll's cost to the controller
+ * @ctl: controller state
+ * @start_ns: when the poll started
+ * @end_ns: when it ended
+ * @pkts: RX packets it handled
+ *
+ * A poll without packets, or whose clock did not move forward, says nothing
+ * about the cost of a packet and is ignored. The first sample is taken as
+ * is; later ones move the EWMA by 1/2^E1000_QUOTA_EWMA_SHIFT of the
+ * difference. The cost is capped, so the EWMA cannot overflow.
+ */
+void e1000_quota_sample(struct e1000_quota_ctl *ctl, u64 start_ns, u64 end_ns,
+			unsigned int pkts)
+{
+	u64 cost;
+
+	if (!pkts || end_ns <= start_ns)
+		return;
+
+	cost = div_u64(end_ns - start_ns, pkts);
+	cost = min(cost, E1000_QUOTA_COST_MAX_NS) << E1000_QUOTA_FRAC;
+	cost = max(cost, 1ULL);	/* 0 means "no sample yet" */
+	if (!ctl->ewma)
+		ctl->ewma = cost;
+	else
+		ctl->ewma = ctl->ewma - (ctl->ewma >> E1000_QUOTA_EWMA_SHIFT) +
+			    (cost >> E1000_QUOTA_EWMA_SHIFT);
+	ctl->ewma = max(ctl->ewma, 1ULL);
+}
+
+/**
+ * e1000_quota_calc - the quota of the next poll
+ * @ctl: controller state
+ * @target_ns: how long a poll should take
+ * @quota_min: the smallest quota
+ * @budget: what NAPI passed (the weight): always the upper bound
+ *
+ * Return: clamp(target_ns / cost per packet, quota_min, budget); the budget
+ * before the first sample, and never more than the budget even when
+ * @quota_min is larger.
+ */
+unsigned int e1000_quota_calc(const struct e1000_quota_ctl *ctl,
+			      unsigned int target_ns, unsigned int quota_min,
+			      unsigned int budget)
+{
+	u64 q;
+
+	if (!ctl->ewma)
+		return budget;
+
+	q = div64_u64((u64)target_ns << E1000_QUOTA_FRAC, ctl->ewma);
+	q = max_t(u64, q, quota_min);
+	return min_t(u64, q, budget);
+}
+
+/* The EWMA in ns per packet, for ethtool -S and the tracepoint. */
+unsigned int e1000_quota_ns_per_pkt(const struct e1000_quota_ctl *ctl)
+{
+	return ctl->ewma >> E1000_QUOTA_FRAC;
+}
+
+/**
+ * e1000_poll_may_complete - may this poll go back to interrupts?
+ * @work: RX packets the poll handled
+ * @quota: its quota
+ * @idle_limit: poll_idle_limit: empty polls to wait through after traffic;
+ *              0 re-arms at once, as upstream does
+ * @idle_left: empty polls still allowed (driver state, updated here)
+ *
+ * Filling the quota never completes (packets are waiting). Otherwise, with
+ * a limit, a poll that found packets keeps the NAPI scheduled and recharges
+ * @idle_left; each empty poll after it uses one; the poll that finds none
+ * left completes. So at most @idle_limit empty polls follow the last packet:
+ * an idle link returns to interrupts, and the CPU spent is bounded.
+ */
+bool e1000_poll_may_complete(unsigned int work, unsigned int quota,
+			     unsigned int idle_limit, unsigned int *idle_left)
+{
+	if (work >= quota)
+		return false;
+	if (!idle_limit) {
+		*idle_left = 0;
+		return true;
+	}
+	if (work) {
+		*idle_left = idle_limit;
+		return false;
+	}
+	*idle_left = min(*idle_left, idle_limit);	/* the limit was lowered */
+	if (*idle_left) {
+		(*idle_left)--;
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* e1000 adaptive NAPI quota and polling while traffic lasts.
+ *
+ * Pure integer functions of their arguments (no adapter, no clock, no
+ * register), tested by the e1000_quota KUnit suite: the driver feeds each
+ * poll's duration and packet count and applies the answers.
+ */
+#ifndef _E1000_QUOTA_H_
+#define _E1000_QUOTA_H_
+
+#include <linux/types.h>
+
+/* EWMA weight 1/2^E1000_QUOTA_EWMA_SHIFT; costs kept with FRAC bits. */
+#define E1000_QUOTA_EWMA_SHIFT		2
+#define E1000_QUOTA_FRAC		8
+/* A per-packet cost above this (10 ms) is taken as this. */
+#define E1000_QUOTA_COST_MAX_NS		10000000ULL
+
+#define E1000_POLL_TARGET_USECS_DEFAULT	500
+#define E1000_QUOTA_MIN_DEFAULT		8
+#define E1000_POLL_IDLE_LIMIT_DEFAULT	0
+
+/**
+ * struct e1000_quota_ctl - what the controller remembers
+ * @ewma: ns per packet, << E1000_QUOTA_FRAC; 0 until the first sample
+ */
+struct e1000_quota_ctl {
+	u64 ewma;
+};
+
+void e1000_quota_sample(struct e1000_quota_ctl *ctl, u64 start_ns, u64 end_ns,
+			unsigned int pkts);
+unsigned int e1000_quota_calc(const struct e1000_quota_ctl *ctl,
+			      unsigned int target_ns, unsigned int quota_min,
+			      unsigned int budget);
+unsigned int e1000_quota_ns_per_pkt(const struct e1000_quota_ctl *ctl);
+bool e1000_poll_may_complete(unsigned int work, unsigned int quota,
+			     unsigned int idle_limit, unsigned int *idle_left);
+
+#endif /* _E1000_QUOTA_H_ */
