@@ -133,10 +133,13 @@ def defaults_cfg(rows):
 
 
 def goals(rows):
-    p = defaults_cfg(rows)
+    rings = sorted({r["ring"] for r in rows if r["role"] == "sweep"}, key=int)
+    ring = "256" if "256" in rings else rings[0]
+    p = [r for r in defaults_cfg(rows) if r["ring"] == ring]
     b = [r for r in rows if r["kernel"] == "baseline" and r["role"] == "sweep"
-         and r["defer"] == "0"]
-    lines = ["## Goals: patched at its defaults (weight 64, refill 16) vs baseline, same run", "",
+         and r["defer"] == "0" and r["ring"] == ring]
+    lines = ["## Goals: patched at its defaults (weight 64, refill 16, adaptive off, "
+             "idle limit 0) vs baseline, ring %s, same run" % ring, "",
              "| goal | patched | baseline | ratio | target | met |", "|---|---|---|---|---|---|"]
 
     def row(name, key, prof, target, better_high=True, digits=1):
@@ -222,11 +225,15 @@ def plots(rows, d):
                 if xs:
                     ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3,
                                 label="refill %s adaptive %s idle %s defer %s ring %s" % s)
-            base = metric([r for r in rows if r["kernel"] == "baseline"
-                           and r["role"] == "sweep" and r["profile"] == prof], key)
-            if base:
-                ax.axhline(base[0], color="k", ls="--", label="baseline (w 64)")
-                ax.axhspan(base[1], base[2], color="k", alpha=0.1)
+            brows = [r for r in rows if r["kernel"] == "baseline"
+                     and r["role"] == "sweep" and r["profile"] == prof]
+            styles = iter(["--", ":", "-.", (0, (1, 4))] * 8)
+            for env, runs in sorted(group(brows, ("defer", "ring")).items()):
+                base = metric(runs, key)
+                if base:
+                    ax.axhline(base[0], color="k", ls=next(styles),
+                               label="baseline w64 defer %s ring %s" % env)
+                    ax.axhspan(base[1], base[2], color="k", alpha=0.06)
             ax.set_xscale("log", base=2)
             ax.set_xlabel("weight")
             ax.set_ylabel(ylabel)
@@ -240,6 +247,8 @@ def plots(rows, d):
 
     line_plot("throughput_vs_weight.png", "mbps", "Mbit/s (median, min-max)", "throughput")
     line_plot("irqs_vs_weight.png", "irq_per_1000", "interrupts per 1000 packets", "interrupts")
+    line_plot("ring_exhausted_vs_weight.png", "ring_exhausted", "ring exhaustions per run",
+              "RX ring exhausted")
 
     fig, axes = plt.subplots(1, len(profs), figsize=(5 * len(profs), 4), squeeze=False)
     for ax, prof in zip(axes[0], profs):

@@ -241,15 +241,18 @@ lab_poweroff() {
 # "CPU n/KVM", named by -name debug-threads=on) to $1, every other thread
 # (main loop with the tap's I/O, workers) to $2. Prints what it did.
 lab_pin() {
-	local vcpu=$1 rest=$2 t comm
-	for t in /proc/"$LAB_QEMU_PID"/task/*; do
+	local vcpu=$1 rest=$2 t comm qpid
+	# LAB_QEMU_PID is the shell that runs "ip netns exec"; QEMU's own pid
+	# is in its pidfile.
+	qpid=$(cat "$LAB_RUN/qemu.pid") || lab_die "no QEMU pidfile in $LAB_RUN"
+	for t in /proc/"$qpid"/task/*; do
 		comm=$(cat "$t/comm" 2>/dev/null) || continue
 		case $comm in
 		CPU*) taskset -p -c "$vcpu" "${t##*/}" >/dev/null ;;
 		*) taskset -p -c "$rest" "${t##*/}" >/dev/null ;;
 		esac
 	done
-	for t in /proc/"$LAB_QEMU_PID"/task/*; do
+	for t in /proc/"$qpid"/task/*; do
 		printf '%s=%s ' "$(tr ' ' _ < "$t/comm")" "$(taskset -p -c "${t##*/}" | awk '{ print $NF }')"
 	done
 	echo

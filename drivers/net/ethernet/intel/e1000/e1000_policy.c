@@ -4,19 +4,6 @@
 #include "e1000_policy.h"
 
 /**
- * e1000_rx_refill_due - hand cleaned descriptors back to the NIC now?
- * @cleaned: descriptors cleaned since the last refill
- * @batch: the rx_refill_batch setting; 0 means only once the poll's work
- *         is done (the 2005 driver), N means every N descriptors
- *
- * The end-of-poll refill always happens and is not decided here.
- */
-bool e1000_rx_refill_due(unsigned int cleaned, unsigned int batch)
-{
-	return batch && cleaned >= batch;
-}
-
-/**
  * e1000_rx_refill_batch_valid - is @batch a valid rx_refill_batch?
  * @batch: 0 (after the poll) or 1..@ring_count
  * @ring_count: descriptors in the RX ring

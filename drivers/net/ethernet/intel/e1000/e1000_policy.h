@@ -33,7 +33,20 @@ enum e1000_napi_hist {
 	E1000_NAPI_HIST_NUM,
 };
 
-bool e1000_rx_refill_due(unsigned int cleaned, unsigned int batch);
+/**
+ * e1000_rx_refill_due - hand cleaned descriptors back to the NIC now?
+ * @cleaned: descriptors cleaned since the last refill
+ * @batch: the rx_refill_batch setting; 0 means only once the poll's work
+ *         is done (the 2005 driver), N means every N descriptors
+ *
+ * Asked once per packet, hence inline. The end-of-poll refill always
+ * happens and is not decided here.
+ */
+static inline bool e1000_rx_refill_due(unsigned int cleaned, unsigned int batch)
+{
+	return batch && cleaned >= batch;
+}
+
 bool e1000_rx_refill_batch_valid(unsigned int batch, unsigned int ring_count);
 bool e1000_rx_ring_exhausted(unsigned int ring_count, unsigned int next_to_clean,
 			     unsigned int next_to_use, bool last_hw_desc_done);
