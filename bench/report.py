@@ -156,6 +156,8 @@ def goals(rows):
             r = "%.2fx" % rv
             t = float(target.strip("<>= x"))
             met = "yes" if (rv >= t if better_high else rv <= t) else "**no**"
+            if a[1] <= c[2] and c[1] <= a[2]:
+                met += " (min-max ranges overlap: not significant)"
         lines.append("| %s | %s | %s | %s | %s | %s |" % (
             name, fmt(a, digits), fmt(c, digits), r, target, met))
 
@@ -205,6 +207,8 @@ def plots(rows, d):
     profs = [p for p in ("tcp", "tcp4", "udp1470", "udp64", "idle")
              if any(r["profile"] == p for r in rows)]
     made = []
+    if not profs:
+        profs = []
 
     def by_weight(runs, fn):
         xs, ys, lo, hi = [], [], [], []
@@ -245,6 +249,8 @@ def plots(rows, d):
         plt.close(fig)
         made.append(name)
 
+    if not profs:
+        return made + zeroloss_plot(rows, d, plt)
     line_plot("throughput_vs_weight.png", "mbps", "Mbit/s (median, min-max)", "throughput")
     line_plot("irqs_vs_weight.png", "irq_per_1000", "interrupts per 1000 packets", "interrupts")
     line_plot("ring_exhausted_vs_weight.png", "ring_exhausted", "ring exhaustions per run",
@@ -282,6 +288,11 @@ def plots(rows, d):
     plt.close(fig)
     made.append("drops_by_place.png")
 
+    return made + zeroloss_plot(rows, d, plt)
+
+
+def zeroloss_plot(rows, d, plt):
+    made = []
     zl = [r for r in rows if r["profile"].startswith("zeroloss") and r["role"] == "sweep"]
     if zl:
         fig, ax = plt.subplots(figsize=(8, 4))
