@@ -207,8 +207,6 @@ def plots(rows, d):
     profs = [p for p in ("tcp", "tcp4", "udp1470", "udp64", "idle")
              if any(r["profile"] == p for r in rows)]
     made = []
-    if not profs:
-        profs = []
 
     def by_weight(runs, fn):
         xs, ys, lo, hi = [], [], [], []

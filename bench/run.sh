@@ -53,7 +53,6 @@ for k in build/kernel/bzImage build/baseline/bzImage build/initramfs.img; do
 done
 mkdir -p "$OUT"
 python3 "$top/bench/plan.py" > "$OUT/plan.tsv"
-total=$(wc -l < "$OUT/plan.tsv")
 
 lab_init bench
 declare -A PINS
