@@ -8,6 +8,7 @@ SHELL := /bin/bash
 export ACCEL VCPUS MEM FIFO
 # Bench axes (bench/run.sh): make bench WEIGHTS="4 8 16" REFILL="0 16" ...
 export WEIGHTS REFILL ADAPTIVE IDLE DEFER RING LINK PROFILES REPS SECS CALIB PIN \
+	CALIB_PINS HIST SAT_REPS SAT_OFFER \
 	UDP1470_RATE UDP64_RATE OUT
 
 .PHONY: all deps kernel baseline initramfs boot smoke test bench report check clean distclean

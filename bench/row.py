@@ -7,7 +7,9 @@ BEFORE/AFTER: guest counter snapshots ("name value" lines, benchsnap).
 RESULT: iperf3 --json output, a ping output (profile idle), or "-".
 k=v: the run's parameters (kernel, role, weight, ..., rep, secs, offered_mbps).
 Counters the kernel does not have (the baseline has no napi_* counters) are
-left empty, never zero.
+left empty, never zero. Role hist: napi_polls and the hist_* columns come
+from the napi:napi_poll hist trigger (trace_hist_* lines in AFTER, benchhist)
+on both kernels, so the two are measured the same way.
 """
 import csv
 import json
@@ -18,7 +20,7 @@ import sys
 COLUMNS = [
     "kernel", "role", "weight", "refill", "adaptive", "idle_limit", "defer",
     "ring", "fifo",
-    "link", "profile", "rep", "secs", "offered_mbps", "mbps", "retrans",
+    "link", "pin", "profile", "rep", "secs", "offered_mbps", "mbps", "retrans",
     "lost", "sent", "fifo_drops", "sock_drops", "softnet_drops",
     "time_squeeze", "rx_packets", "rx_no_buffer", "rx_missed", "irqs",
     "napi_polls", "napi_work", "napi_quota_full", "napi_complete",
@@ -84,6 +86,14 @@ def main():
     for col, key in COUNTERS.items():
         if key in a and key in b:
             row[col] = a[key] - b[key]
+    if row.get("role") == "hist":
+        hist = [c for c in COLUMNS if c.startswith("hist_")]
+        for col in hist:
+            row[col] = a["trace_" + col]
+        row["napi_polls"] = sum(row[c] for c in hist)
+        if a.get("trace_hist_dropped"):
+            print("hist trigger dropped %d entries" % a["trace_hist_dropped"],
+                  file=sys.stderr)
     row["fifo_drops"] = int(tap1) - int(tap0)
     total = a["cpu_total"] - b["cpu_total"]
     for col in ("cpu_softirq", "cpu_user", "cpu_system", "cpu_idle"):

@@ -14,22 +14,34 @@
 #   FIFO     tap txqueuelen in frames, the NIC FIFO "32"
 #   LINK     host-side pacing of the tap (tbf rate, e.g. 1gbit) or none  "none"
 #   PROFILES tcp tcp4 udp1470 udp64 zeroloss idle  "tcp tcp4 udp1470 udp64"
-#   REPS 3, SECS 5 (per run), UDP1470_RATE 150M, UDP64_RATE 20M,
-#   CALIB 1 (calibration runs), PIN 1 (vCPU on CPU 1; QEMU I/O and the
-#   iperf3 client on CPU 0), OUT (results directory).
+#   REPS 3, SECS 5 (per run), UDP64_RATE 20M, OUT (results directory).
+#   UDP1470_RATE: offered rate of udp1470; by default half the baseline's
+#     saturation rate, measured first (SAT_REPS 3 runs offering SAT_OFFER
+#     1000M on each kernel, role sat).
+#   PIN: CPU layout of the sweep runs (split): none (host scheduler), split
+#     (vCPUs on CPU 1; QEMU's main loop, which reads the tap, and the iperf3
+#     client on CPU 0), client-on-vcpu (vCPUs and the client on CPU 1, QEMU's
+#     main loop alone on CPU 0). PIN=1 means split, PIN=0 none.
+#   CALIB 1: calibration runs (ring 4096, tcp) in each layout of CALIB_PINS
+#     ("none split client-on-vcpu"): the emulator's drop floor.
+#   HIST 1: per repetition, tcp and udp1470 runs of both kernels at their
+#     defaults with an in-kernel napi_poll work/budget histogram (role hist).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/qemu/lib/lab.sh"
 # QUICK=1 (plain `make`): a short sweep, about 6 minutes once the kernels exist.
 if [ "${QUICK:-0}" = 1 ]; then
 	WEIGHTS=${WEIGHTS:-"8 16 64"} PROFILES=${PROFILES:-"tcp udp1470"} SECS=${SECS:-4}
+	CALIB_PINS=${CALIB_PINS:-split} HIST=${HIST:-0} SAT_REPS=${SAT_REPS:-2}
 fi
 export WEIGHTS=${WEIGHTS:-"4 8 16 32 64 128"} REFILL=${REFILL:-"0 16"}
 export ADAPTIVE=${ADAPTIVE:-off} IDLE=${IDLE:-0} DEFER=${DEFER:-0} RING=${RING:-256}
 export FIFO=${FIFO:-32} LINK=${LINK:-none} REPS=${REPS:-3} CALIB=${CALIB:-1}
 export PROFILES=${PROFILES:-"tcp tcp4 udp1470 udp64"}
-SECS=${SECS:-5} UDP1470_RATE=${UDP1470_RATE:-150M} UDP64_RATE=${UDP64_RATE:-20M}
-PIN=${PIN:-1}
+SECS=${SECS:-5} UDP64_RATE=${UDP64_RATE:-20M}
+UDP1470_RATE=${UDP1470_RATE:-} SAT_REPS=${SAT_REPS:-3} SAT_OFFER=${SAT_OFFER:-1000M}
+case ${PIN:-split} in 1) PIN=split ;; 0) PIN=none ;; *) PIN=${PIN:-split} ;; esac
+export PIN CALIB_PINS=${CALIB_PINS:-"none split client-on-vcpu"} HIST=${HIST:-1}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$top/results/$stamp}
 csv=$OUT/runs.csv
@@ -40,6 +52,14 @@ num_list WEIGHTS "$WEIGHTS"; num_list REFILL "$REFILL"; num_list DEFER "$DEFER"
 num_list IDLE "$IDLE"
 for v in $IDLE; do ((v <= 1000)) || die "IDLE: $v is outside 0..1000"; done
 num_list RING "$RING"; num_list FIFO "$FIFO"; num_list REPS "$REPS"; num_list SECS "$SECS"
+num_list SAT_REPS "$SAT_REPS"
+for v in $PIN $CALIB_PINS; do
+	case $v in none | split | client-on-vcpu) ;; *) die "PIN/CALIB_PINS: none, split or client-on-vcpu, not $v" ;; esac
+done
+[ "$HIST" = 0 ] || [ "$HIST" = 1 ] || die "HIST: 0 or 1, not $HIST"
+for v in $UDP1470_RATE $UDP64_RATE $SAT_OFFER; do
+	[[ $v =~ ^[1-9][0-9]*M$ ]] || die "UDP rates are in Mbit/s like 150M, not $v"
+done
 for v in $WEIGHTS; do ((v >= 1 && v <= 1024)) || die "WEIGHTS: $v is outside 1..1024"; done
 for v in $RING; do ((v >= 48 && v <= 4096)) || die "RING: $v is outside 48..4096"; done
 for v in $REFILL; do for r in $RING; do ((v <= r)) || die "REFILL $v exceeds RING $r"; done; done
@@ -55,19 +75,37 @@ mkdir -p "$OUT"
 python3 "$top/bench/plan.py" > "$OUT/plan.tsv"
 
 lab_init bench
-declare -A PINS
 for k in patched baseline; do
 	lab_new "$k"
 	img=$top/build/kernel/bzImage
 	[ "$k" = baseline ] && img=$top/build/baseline/bzImage
 	lab_boot "$img" "$top/build/initramfs.img"
 	lab_ctl /lab/iperf3-server >/dev/null
-	PINS[$k]=$([ "$PIN" = 1 ] && lab_pin 1 0 || echo "not pinned")
 	echo "$(lab_ctl uname -r) $(lab_ctl cat /proc/version)" > "$LAB_RUN/version"
 done
-client_pin=(taskset -c 0)
-[ "$PIN" = 1 ] || client_pin=()
 
+# CPU layouts (2 host CPUs): QEMU's vCPU threads, its other threads (the main
+# loop reads the tap) and the iperf3 client. Applied to both guests, checked
+# from /proc, recorded per layout in pinning.txt.
+declare -A PIN_VCPU=([none]=0,1 [split]=1 [client-on-vcpu]=1)
+declare -A PIN_REST=([none]=0,1 [split]=0 [client-on-vcpu]=0)
+declare -A PIN_CLIENT=([none]=0,1 [split]=0 [client-on-vcpu]=1)
+pin_cur=
+client_pin=()
+apply_pin() {
+	local layout=$1 k cur=$LAB_CUR
+	[ "$layout" != "$pin_cur" ] || return 0
+	for k in patched baseline; do
+		lab_use "$k"
+		echo "$layout $k: $(lab_pin "${PIN_VCPU[$layout]}" "${PIN_REST[$layout]}")" >> "$OUT/pinning.txt"
+	done
+	[ -z "$cur" ] || [ "$cur" = main ] || lab_use "$cur"
+	client_pin=(taskset -c "${PIN_CLIENT[$layout]}")
+	pin_cur=$layout
+}
+
+
+write_meta() {
 python3 - "$OUT/meta.json" <<PY
 import json, os, subprocess, sys
 def sh(c):
@@ -83,14 +121,19 @@ meta = {
     "host_cores": os.cpu_count(),
     "host_kernel": sh("uname -r"),
     "accel": os.environ.get("ACCEL", "tcg"), "vcpus": os.environ.get("VCPUS", "1"),
-    "pinning": {"patched_qemu_threads": """${PINS[patched]}""", "baseline_qemu_threads": """${PINS[baseline]}""",
-                "iperf3_client": "${client_pin[*]:-not pinned}"},
-    "parameters": {k: os.environ.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "IDLE", "DEFER", "RING", "FIFO", "LINK", "PROFILES", "REPS", "CALIB")},
+    "pinning": {"sweep_layout": "$PIN", "calib_layouts": "$CALIB_PINS",
+                "layouts": {l: {"qemu_vcpu_threads": "CPU %s" % v, "qemu_other_threads": "CPU %s" % r, "iperf3_client": "CPU %s" % c}
+                            for l, v, r, c in (("none", "0,1", "0,1", "0,1"), ("split", "1", "0", "0"), ("client-on-vcpu", "1", "0", "1"))},
+                "applied": sorted(set(open("$OUT/pinning.txt").read().splitlines())) if os.path.exists("$OUT/pinning.txt") else []},
+    "parameters": {k: os.environ.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "IDLE", "DEFER", "RING", "FIFO", "LINK", "PROFILES", "REPS", "CALIB", "CALIB_PINS", "PIN", "HIST")},
     "secs": $SECS, "udp1470_rate": "$UDP1470_RATE", "udp64_rate": "$UDP64_RATE",
+    "udp1470_rate_source": "$rate_source", "saturation": {"offered": "$SAT_OFFER", "reps": $SAT_REPS,
+                                                       "baseline_median_mbps": "$sat_mbps"},
     "started_utc": "$stamp",
 }
 json.dump(meta, open(sys.argv[1], "w"), indent=2)
 PY
+}
 
 # Host side of the current guest's link: FIFO depth and pacing.
 set_link() {
@@ -146,10 +189,12 @@ zeroloss() {
 }
 
 run_one() {
-	local kernel=$1 role=$2 w=$3 n=$4 a=$5 i=$6 d=$7 ring=$8 fifo=$9 link=${10} prof=${11} rep=${12}
-	local dir=$OUT/raw/$k_run t0 t1 res=- offered=
+	local kernel=$1 role=$2 w=$3 n=$4 a=$5 i=$6 d=$7 ring=$8 fifo=$9 link=${10} pin=${11}
+	local prof=${12} rep=${13} dir=$OUT/raw/$k_run t0 t1 res=- offered= rate=$UDP1470_RATE
 	mkdir -p "$dir"
+	apply_pin "$pin"
 	lab_use "$kernel"
+	[ "$role" != sat ] || rate=$SAT_OFFER
 	if [ "$kernel" = patched ]; then
 		lab_ctl benchset "$w" "$n" "$a" "$i" "$d" "$ring" >/dev/null
 	else
@@ -157,12 +202,13 @@ run_one() {
 	fi
 	set_link "$fifo" "$link"
 	reachable
-	lab_ctl benchsnap > "$dir/before"
+	lab_ctl benchsnap before > "$dir/before"
+	[ "$role" != hist ] || lab_ctl benchhist start >/dev/null
 	t0=$(tapdrops)
 	case $prof in
 	tcp) res=$dir/iperf.json; iperf "$res" ;;
 	tcp4) res=$dir/iperf.json; iperf "$res" -P 4 ;;
-	udp1470) res=$dir/iperf.json; offered=${UDP1470_RATE%M}; iperf "$res" -u -l 1470 -b "$UDP1470_RATE" ;;
+	udp1470) res=$dir/iperf.json; offered=${rate%M}; iperf "$res" -u -l 1470 -b "$rate" ;;
 	udp64) res=$dir/iperf.json; offered=${UDP64_RATE%M}; iperf "$res" -u -l 64 -b "$UDP64_RATE" ;;
 	idle)
 		res=$dir/ping.txt
@@ -171,17 +217,18 @@ run_one() {
 	zeroloss64) res=$dir/iperf.json; offered=$(zeroloss 64 "$res" 200) ;;
 	esac
 	t1=$(tapdrops)
-	lab_ctl benchsnap > "$dir/after"
+	lab_ctl benchsnap after > "$dir/after"
+	[ "$role" != hist ] || lab_ctl benchhist stop >> "$dir/after"
 	python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
 		kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" idle_limit="$i" defer="$d" \
-		ring="$ring" fifo="$fifo" link="$link" profile="$prof" rep="$rep" secs="$SECS" \
+		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS" \
 		offered_mbps="$offered" || echo "bench: run $k_run ($kernel $prof) recorded an error" >&2
 }
 
 # zeroloss expands to one run per frame size.
 expand() {
 	local line=$1 prof
-	prof=$(cut -f11 <<<"$line")
+	prof=$(cut -f12 <<<"$line")
 	if [ "$prof" = zeroloss ]; then
 		sed 's/\tzeroloss\t/\tzeroloss1470\t/' <<<"$line"
 		sed 's/\tzeroloss\t/\tzeroloss64\t/' <<<"$line"
@@ -192,18 +239,57 @@ expand() {
 while IFS= read -r l; do expand "$l"; done < "$OUT/plan.tsv" > "$OUT/plan-expanded.tsv"
 total=$(wc -l < "$OUT/plan-expanded.tsv")
 
+# The goals' ring: 256 if swept, else the first RING.
+ring_goal=$(for r in $RING; do echo "$r"; done | grep -x 256 || echo "${RING%% *}")
+# Saturation first (role sat): udp1470 offering SAT_OFFER on both kernels at
+# their defaults; half the baseline's median received rate becomes
+# UDP1470_RATE unless it was given.
+: > "$OUT/sat.tsv"
+rate_source=given sat_mbps=
+if [ -z "$UDP1470_RATE" ]; then
+	rate_source="half the baseline's median saturation rate"
+	[[ " $PROFILES " = *" udp1470 "* ]] || [ "$HIST" = 1 ] || rate_source=unused UDP1470_RATE=-
+	[ "$UDP1470_RATE" = - ] || ((SAT_REPS > 0)) || die "SAT_REPS=0 needs UDP1470_RATE"
+	if [ "$UDP1470_RATE" != - ]; then
+		for rep in $(seq "$SAT_REPS"); do
+			for k in baseline patched; do
+				printf '%s\tsat\t64\t16\toff\t0\t0\t%s\t%s\t%s\t%s\tudp1470\t%s\n' \
+					"$k" "$ring_goal" "${FIFO%% *}" "${LINK%% *}" "$PIN" "$rep"
+			done
+		done > "$OUT/sat.tsv"
+	fi
+fi
+total=$(( $(wc -l < "$OUT/sat.tsv") + $(wc -l < "$OUT/plan-expanded.tsv") ))
+
 start=$SECONDS
 k_run=0
+do_runs() {
+	local kernel role w n a i d ring fifo link pin prof rep el eta
+	while IFS=$'\t' read -r kernel role w n a i d ring fifo link pin prof rep; do
+		k_run=$((k_run + 1))
+		el=$((SECONDS - start))
+		eta=$(( k_run > 1 ? el * (total - k_run + 1) / (k_run - 1) : 0 ))
+		printf '\rbench: run %d of %d  %dm%02ds elapsed, ETA %dm%02ds  %-8s %-5s w=%-4s n=%-3s ring=%-4s %-14s %-12s' \
+			"$k_run" "$total" $((el / 60)) $((el % 60)) $((eta / 60)) $((eta % 60)) \
+			"$kernel" "$role" "$w" "$n" "$ring" "$pin" "$prof"
+		run_one "$kernel" "$role" "$w" "$n" "$a" "$i" "$d" "$ring" "$fifo" "$link" "$pin" "$prof" "$rep" < /dev/null
+	done < "$1"
+}
 echo "bench: $total runs, results in ${OUT#"$top"/}"
-while IFS=$'\t' read -r kernel role w n a i d ring fifo link prof rep; do
-	k_run=$((k_run + 1))
-	el=$((SECONDS - start))
-	eta=$(( k_run > 1 ? el * (total - k_run + 1) / (k_run - 1) : 0 ))
-	printf '\rbench: run %d of %d  %dm%02ds elapsed, ETA %dm%02ds  %-8s %-5s w=%-4s n=%-3s ring=%-4s %-12s' \
-		"$k_run" "$total" $((el / 60)) $((el % 60)) $((eta / 60)) $((eta % 60)) \
-		"$kernel" "$role" "$w" "$n" "$ring" "$prof"
-	run_one "$kernel" "$role" "$w" "$n" "$a" "$i" "$d" "$ring" "$fifo" "$link" "$prof" "$rep" < /dev/null
-done < "$OUT/plan-expanded.tsv"
+do_runs "$OUT/sat.tsv"
+if [ -s "$OUT/sat.tsv" ]; then
+	sat_mbps=$(python3 -c 'import csv, statistics, sys
+v = [float(r["mbps"]) for r in csv.DictReader(open(sys.argv[1]))
+     if r["role"] == "sat" and r["kernel"] == "baseline" and r["mbps"]]
+print("%.1f" % statistics.median(v) if v else "")' "$csv")
+	[ -n "$sat_mbps" ] || die "no saturation measurement of the baseline (see $OUT/raw/*/iperf.json.err)"
+	UDP1470_RATE=$(python3 -c "print('%dM' % max(1, round($sat_mbps / 2)))")
+	printf '\nbench: baseline saturates at %s Mbit/s (median of %s); udp1470 offers %s\n' \
+		"$sat_mbps" "$SAT_REPS" "$UDP1470_RATE"
+fi
+write_meta
+do_runs "$OUT/plan-expanded.tsv"
+write_meta	# again, with every CPU layout as applied
 echo
 for k in patched baseline; do
 	lab_use "$k"

@@ -139,6 +139,12 @@ for n in 0 4 16; do
 	guest_ktap "refill_n$n" 30 /lab/tests/refill-phase end "$n"
 done
 
+PHASE=napi_hist
+# The bench's tracepoint histogram (both kernels) agrees with the driver's.
+lab_ctl /lab/tests/napi-hist begin
+flood 3 200M 1470 "$LAB_RUN/flood-napi-hist.json" || true
+guest_ktap napi_hist 30 /lab/tests/napi-hist end
+
 PHASE=adaptive
 # The weight bounds the adaptive quota; adaptive off keeps quota == budget.
 lab_ctl /lab/tests/adaptive-phase begin w8 8 on 200 1
