@@ -5,7 +5,8 @@
 
 BEFORE/AFTER: guest counter snapshots ("name value" lines, benchsnap).
 RESULT: iperf3 --json output, a ping output (profile idle), or "-".
-k=v: the run's parameters (kernel, role, weight, ..., rep, secs, offered_mbps).
+k=v: the run's parameters (kernel, role, weight, ..., rep, secs, offered_mbps)
+and link_drops (the host qdisc's drops on tap0, measured by run.sh).
 Counters the kernel does not have (the baseline has no napi_* counters) are
 left empty, never zero. Role hist: napi_polls and the hist_* columns come
 from the napi:napi_poll hist trigger (trace_hist_* lines in AFTER, benchhist)
@@ -21,7 +22,7 @@ COLUMNS = [
     "kernel", "role", "weight", "refill", "adaptive", "idle_limit", "defer",
     "ring", "fifo",
     "link", "pin", "profile", "rep", "secs", "offered_mbps", "mbps", "retrans",
-    "lost", "sent", "fifo_drops", "sock_drops", "softnet_drops",
+    "lost", "sent", "jitter_ms", "fifo_drops", "link_drops", "sock_drops", "softnet_drops",
     "time_squeeze", "rx_packets", "rx_no_buffer", "rx_missed", "irqs",
     "napi_polls", "napi_work", "napi_quota_full", "napi_complete",
     "hist_0", "hist_1_25", "hist_26_50", "hist_51_75", "hist_76_99",
@@ -68,6 +69,7 @@ def iperf(path, row):
     if "sum" in end:  # UDP: the receiver's report of loss
         row["lost"] = end["sum"]["lost_packets"]
         row["sent"] = end["sum"]["packets"]
+        row["jitter_ms"] = "%.3f" % end["sum"]["jitter_ms"]
     else:  # TCP
         row["retrans"] = end.get("sum_sent", {}).get("retransmits", "")
 

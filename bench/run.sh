@@ -147,6 +147,13 @@ set_link() {
 }
 
 tapdrops() { lab_host cat /sys/class/net/tap0/statistics/tx_dropped; }
+# Drops of the host's qdisc on tap0 (the LINK tbf): a place the tap's
+# tx_dropped does not count.
+qdiscdrops() {
+	lab_host tc -s qdisc show dev tap0 |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "(dropped") { sub(",", "", $(i + 1)); s += $(i + 1) } }
+		     END { print s + 0 }'
+}
 
 # Bounded wait until the guest answers on its NIC again (after a ring change).
 reachable() {
@@ -190,7 +197,7 @@ zeroloss() {
 
 run_one() {
 	local kernel=$1 role=$2 w=$3 n=$4 a=$5 i=$6 d=$7 ring=$8 fifo=$9 link=${10} pin=${11}
-	local prof=${12} rep=${13} dir=$OUT/raw/$k_run t0 t1 res=- offered= rate=$UDP1470_RATE
+	local prof=${12} rep=${13} dir=$OUT/raw/$k_run t0 t1 q0 q1 res=- offered= rate=$UDP1470_RATE
 	mkdir -p "$dir"
 	apply_pin "$pin"
 	lab_use "$kernel"
@@ -204,6 +211,7 @@ run_one() {
 	reachable
 	lab_ctl benchsnap before > "$dir/before"
 	[ "$role" != hist ] || lab_ctl benchhist start >/dev/null
+	q0=$(qdiscdrops)
 	t0=$(tapdrops)
 	case $prof in
 	tcp) res=$dir/iperf.json; iperf "$res" ;;
@@ -217,12 +225,13 @@ run_one() {
 	zeroloss64) res=$dir/iperf.json; offered=$(zeroloss 64 "$res" 200) ;;
 	esac
 	t1=$(tapdrops)
+	q1=$(qdiscdrops)
 	lab_ctl benchsnap after > "$dir/after"
 	[ "$role" != hist ] || lab_ctl benchhist stop >> "$dir/after"
 	python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
 		kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" idle_limit="$i" defer="$d" \
 		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS" \
-		offered_mbps="$offered" || echo "bench: run $k_run ($kernel $prof) recorded an error" >&2
+		offered_mbps="$offered" link_drops=$((q1 - q0)) || echo "bench: run $k_run ($kernel $prof) recorded an error" >&2
 }
 
 # zeroloss expands to one run per frame size.

@@ -1,8 +1,8 @@
 #!/bin/bash
 # make test: boot the patched kernel under QEMU and test it there.
 # Prints one KTAP document (guest scripts' KTAP as subtests) and closes with
-# "N passed, N failed[, N skipped]", counting every leaf test case; exits
-# non-zero on any failure.
+# "# N skipped" and then "N passed, N failed", counting every leaf test case
+# (a skip is neither); exits non-zero on any failure.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/qemu/lib/lab.sh"
@@ -13,7 +13,8 @@ PASS=0 FAIL=0 SKIP=0 TOP=0
 
 summary() {
 	echo "# console log: ${LAB_RUN#"$top"/}/console.log"
-	echo "$PASS passed, $FAIL failed, $SKIP skipped"
+	echo "# $SKIP skipped"
+	echo "$PASS passed, $FAIL failed"
 }
 
 # Top-level result of a host-side test: result RC NAME [DIAG]
