@@ -23,14 +23,15 @@ DROPS = (("fifo_drops", "FIFO (tap)"), ("link_drops", "host link (tbf qdisc)"),
 
 
 def unattributed(r):
-    """UDP: datagrams iperf3 counted lost that no counter of a place saw.
+    """UDP: datagrams iperf3 counted lost that no counter of a place saw
+    (zero-loss runs: see zeroloss_table, which attributes their trials).
 
     Signed: FIFO drops also count the few frames of iperf3's control
     connection, and the receiver does not count the tail of a run as lost.
     """
     lost = num(r.get("lost"))
-    if lost is None or not r.get("sent"):
-        return None
+    if lost is None or not r.get("sent") or r["profile"].startswith("zeroloss"):
+        return None  # a zero-loss row's lost is its last passing trial's
     return lost - sum(num(r.get(k)) or 0 for k, _ in DROPS)
 
 
@@ -122,12 +123,12 @@ def profile_table(rows, prof):
         or (c[0] in ("loss_pct", "unattributed") and any(r.get("sent") for r in prow))
         or (c[0] == "irq_per_1000"))]
     out = ["### %s" % prof, "",
-           "| kernel | weight | refill | adaptive | idle limit | defer | ring | " +
+           "| kernel | weight | refill | adaptive | idle limit | defer | ring | fifo | link | " +
            " | ".join(c[1] for c in present) + " | Mbit/s vs baseline | FIFO drops vs baseline |",
-           "|" + "---|" * (7 + len(present) + 2)]
+           "|" + "---|" * (9 + len(present) + 2)]
     g = group(prow, CONFIG)
-    for cfg in sorted(g, key=lambda c: (c[0] != "baseline", int(c[7]), int(c[6]),
-                                        c[4], c[5], c[3], int(c[2]))):
+    for cfg in sorted(g, key=lambda c: (c[0] != "baseline", int(c[7]), int(c[8]), c[9],
+                                        int(c[6]), c[4], c[5], c[3], int(c[2]))):
         runs = g[cfg]
         base = baseline_for(rows, cfg, prof)
         env = dict(zip(CONFIG, cfg))
@@ -140,9 +141,9 @@ def profile_table(rows, prof):
             n = "16 (fixed)"
         else:
             w, n = env["weight"], env["refill"]
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             env["kernel"], w, n, env["adaptive"], env["idle_limit"], env["defer"], env["ring"],
-            " | ".join(cells), " | ".join(rv)))
+            env["fifo"], env["link"], " | ".join(cells), " | ".join(rv)))
     out.append("")
     return out
 
@@ -156,24 +157,48 @@ def defaults_cfg(rows):
 
 
 def goals(rows, meta):
-    rings = sorted({r["ring"] for r in rows if r["role"] == "sweep"}, key=int)
-    ring = "256" if "256" in rings else rings[0]
-    p = [r for r in defaults_cfg(rows) if r["ring"] == ring]
-    b = [r for r in rows if r["kernel"] == "baseline" and r["role"] == "sweep"
-         and r["defer"] == "0" and r["ring"] == ring]
+    sw = [r for r in rows if r["role"] == "sweep"]
+
+    def pick(col, want):
+        have = sorted({r[col] for r in sw}, key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else v))
+        return want if want in have else have[0]
+    # The goals' setting: ring 256, FIFO 32, no pacing, where swept.
+    ring, fifo, link = pick("ring", "256"), pick("fifo", "32"), pick("link", "none")
+    env = {"ring": ring, "fifo": fifo, "link": link}
+    p = [r for r in defaults_cfg(rows) if all(r[k] == v for k, v in env.items())]
+    b = [r for r in sw if r["kernel"] == "baseline" and r["defer"] == "0"
+         and all(r[k] == v for k, v in env.items())]
     lines = ["## Goals: patched at its defaults (weight 64, refill 16, adaptive off, "
-             "idle limit 0) vs baseline, ring %s, same run" % ring, "",
-             "| goal | patched | baseline | ratio | target | met |", "|---|---|---|---|---|---|"]
+             "idle limit 0) vs baseline, ring %s, FIFO %s, link %s, same run"
+             % (ring, fifo, link), "",
+             "| goal | patched | baseline | ratio | paired ratio (reps) | target | met |",
+             "|---|---|---|---|---|---|---|"]
+
+    def paired(pr, br, key):
+        """Ratio of patched to baseline within each repetition: the two ran
+        minutes apart, so drift between repetitions cancels."""
+        out = []
+        for rep in sorted({r["rep"] for r in pr} & {r["rep"] for r in br}):
+            x = metric([r for r in pr if r["rep"] == rep], key)
+            y = metric([r for r in br if r["rep"] == rep], key)
+            if x is not None and y is not None and y[0]:
+                out.append(x[0] / y[0])
+        s = stats(out)
+        return "%.2fx [%.2f-%.2f] (%d)" % (s + (len(out),)) if s else "-"
 
     def row(name, key, prof, target, better_high=True, digits=1):
-        a = metric([r for r in p if r["profile"] == prof], key)
-        c = metric([r for r in b if r["profile"] == prof], key)
+        pr = [r for r in p if r["profile"] == prof]
+        br = [r for r in b if r["profile"] == prof]
+        a, c = metric(pr, key), metric(br, key)
         if a is None or c is None:
-            lines.append("| %s | - | - | - | %s | not measured in this sweep |" % (name, target))
+            lines.append("| %s | - | - | - | - | %s | not measured in this sweep |" % (name, target))
             return
         if c[0] == 0:
             r = "-"
-            met = "n/a (baseline 0)" if a[0] else "yes (both 0)"
+            if not a[0]:
+                met = "yes (both 0)"
+            else:  # no ratio; a higher-is-better figure above 0 beats it
+                met = "yes (baseline 0)" if better_high else "**no** (baseline 0)"
         else:
             rv = a[0] / c[0]
             r = "%.2fx" % rv
@@ -181,8 +206,8 @@ def goals(rows, meta):
             met = "yes" if (rv >= t if better_high else rv <= t) else "**no**"
             if a[1] <= c[2] and c[1] <= a[2]:
                 met += " (min-max ranges overlap: not significant)"
-        lines.append("| %s | %s | %s | %s | %s | %s |" % (
-            name, fmt(a, digits), fmt(c, digits), r, target, met))
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            name, fmt(a, digits), fmt(c, digits), r, paired(pr, br, key), target, met))
 
     row("zero-loss rate 1470 B (Mbit/s)", "offered_mbps", "zeroloss1470", ">= 1.25x")
     row("zero-loss rate 64 B (Mbit/s)", "offered_mbps", "zeroloss64", ">= 1.25x")
@@ -277,6 +302,51 @@ def calibration(rows, meta):
     out += ["", "Drops here, with a ring far larger than any poll, come from QEMU not "
             "draining the tap (its I/O thread), not from the driver's ring.", ""]
     return out
+
+
+def zeroloss_table(rows):
+    """What ended each bisection: the lowest failing trial, by place."""
+    zl = [r for r in rows if r["role"] == "sweep" and r["profile"].startswith("zeroloss")
+          and r.get("zl_trials")]
+    if not zl:
+        return []
+    out = ["## Zero-loss: what ended the bisection", "",
+           "Per configuration: the rate found (highest offered rate with at most 0.1 % "
+           "loss), the lowest rate that lost more, and where that trial's datagrams died "
+           "(counted around that trial alone); median [min-max] over the repetitions.", "",
+           "| frame | kernel | weight | refill | adaptive | ring | zero-loss Mbit/s | "
+           "first failing Mbit/s | its loss % | FIFO | socket | softnet | no place | trials |",
+           "|" + "---|" * 14]
+    g = group(zl, ("profile",) + CONFIG)
+    for k in sorted(g, key=lambda k: (k[0], k[1] != "baseline", int(k[8]), k[4], k[5],
+                                      int(k[3]))):
+        runs = g[k]
+        env = dict(zip(("profile",) + CONFIG, k))
+
+        def share(col):
+            return stats([100.0 * num(r[col]) / num(r["zl_fail_lost"])
+                          if num(r.get("zl_fail_lost")) and num(r.get(col)) is not None
+                          else None for r in runs])
+
+        def rest(r):
+            lost = num(r.get("zl_fail_lost"))
+            if not lost:
+                return None
+            c = [num(r.get(x)) or 0 for x in ("zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet")]
+            return 100.0 * (lost - sum(c)) / lost
+        loss = stats([100.0 * num(r["zl_fail_lost"]) / num(r["zl_fail_sent"])
+                      if num(r.get("zl_fail_sent")) and num(r.get("zl_fail_lost")) is not None
+                      else None for r in runs])
+        base = env["kernel"] == "baseline"
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s %% | %s %% | %s %% | %s %% | %s |" % (
+            env["profile"][len("zeroloss"):] + " B", env["kernel"],
+            "64 (fixed)" if base else env["weight"], "16 (fixed)" if base else env["refill"],
+            env["adaptive"], env["ring"], fmt(metric(runs, "offered_mbps")),
+            fmt(metric(runs, "zl_fail_mbps")), fmt(loss, 2), fmt(share("zl_fail_fifo")),
+            fmt(share("zl_fail_sock")), fmt(share("zl_fail_softnet")),
+            fmt(stats([rest(r) for r in runs])), fmt(metric(runs, "zl_trials"))))
+    return out + ["", "Shares are of the failing trial's lost datagrams. The zero-loss "
+                  "rows of the tables below count drops over the whole bisection.", ""]
 
 
 def series(rows, prof):
@@ -453,6 +523,7 @@ def main():
     md += saturation(rows)
     md += calibration(rows, meta)
     md += napi_hist(rows)
+    md += zeroloss_table(rows)
     md += ["## By profile", ""]
     for prof in ("tcp", "tcp4", "udp1470", "udp64", "zeroloss1470", "zeroloss64", "idle"):
         md += profile_table(rows, prof)

@@ -6,7 +6,10 @@
 BEFORE/AFTER: guest counter snapshots ("name value" lines, benchsnap).
 RESULT: iperf3 --json output, a ping output (profile idle), or "-".
 k=v: the run's parameters (kernel, role, weight, ..., rep, secs, offered_mbps)
-and link_drops (the host qdisc's drops on tap0, measured by run.sh).
+and link_drops (the host qdisc's drops on tap0, measured by run.sh); for a
+zero-loss run trials=FILE, the bisection's trials (zl_trial in run.sh).
+A zero-loss row's counters span the whole bisection; the zl_fail_* columns
+are those of its lowest failing trial alone.
 Counters the kernel does not have (the baseline has no napi_* counters) are
 left empty, never zero. Role hist: napi_polls and the hist_* columns come
 from the napi:napi_poll hist trigger (trace_hist_* lines in AFTER, benchhist)
@@ -28,6 +31,8 @@ COLUMNS = [
     "hist_0", "hist_1_25", "hist_26_50", "hist_51_75", "hist_76_99",
     "hist_100", "rx_refills", "rx_refill_descs", "ring_exhausted",
     "cpu_softirq", "cpu_user", "cpu_system", "cpu_idle", "rtt_ms",
+    "zl_trials", "zl_fail_mbps", "zl_fail_sent", "zl_fail_lost",
+    "zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet",
 ]
 
 # column <- guest counter
@@ -74,6 +79,27 @@ def iperf(path, row):
         row["retrans"] = end.get("sum_sent", {}).get("retransmits", "")
 
 
+def zeroloss_trials(path, row):
+    """Zero-loss bisection: its trial count and, of the lowest offered rate
+    that lost more than 0.1 %, what was lost and where (FIFO, socket,
+    backlog counted around that trial alone): what ended the bisection."""
+    trials = []
+    with open(path) as f:
+        for line in f:
+            v = line.split()
+            if len(v) == 6:  # "-" for sent and lost: iperf3 gave no result
+                trials.append([int(x) if re.fullmatch(r"-?\d+", x) else None
+                               for x in v])
+    row["zl_trials"] = len(trials)
+    failed = [t for t in trials if t[0] is not None
+              and not (t[1] and t[2] is not None and t[2] * 1000 <= t[1])]
+    if failed:
+        t = min(failed, key=lambda t: t[0])
+        for col, val in zip(("zl_fail_mbps", "zl_fail_sent", "zl_fail_lost",
+                             "zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet"), t):
+            row[col] = "" if val is None else val
+
+
 def ping(path, row):
     with open(path) as f:
         m = re.search(r"= [\d.]+/([\d.]+)/", f.read())
@@ -100,6 +126,9 @@ def main():
     total = a["cpu_total"] - b["cpu_total"]
     for col in ("cpu_softirq", "cpu_user", "cpu_system", "cpu_idle"):
         row[col] = "%.1f" % (100.0 * (a[col] - b[col]) / total) if total else ""
+    trials = row.pop("trials", "")
+    if trials and os.path.exists(trials):
+        zeroloss_trials(trials, row)
     if result != "-" and os.path.exists(result):
         if row.get("profile") == "idle":
             ping(result, row)

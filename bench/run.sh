@@ -13,6 +13,7 @@
 #   RING     RX ring size, ethtool -G (48..4096)   "256"
 #   FIFO     tap txqueuelen in frames, the NIC FIFO "32"
 #   LINK     host-side pacing of the tap (tbf rate, e.g. 1gbit) or none  "none"
+#   LINK_BURST the tbf bucket (64kb): how many bytes may leave back to back
 #   PROFILES tcp tcp4 udp1470 udp64 zeroloss idle  "tcp tcp4 udp1470 udp64"
 #   REPS 3, SECS 5 (per run), UDP64_RATE 20M, OUT (results directory).
 #   UDP1470_RATE: offered rate of udp1470; by default half the baseline's
@@ -37,6 +38,7 @@ fi
 export WEIGHTS=${WEIGHTS:-"4 8 16 32 64 128"} REFILL=${REFILL:-"0 16"}
 export ADAPTIVE=${ADAPTIVE:-off} IDLE=${IDLE:-0} DEFER=${DEFER:-0} RING=${RING:-256}
 export FIFO=${FIFO:-32} LINK=${LINK:-none} REPS=${REPS:-3} CALIB=${CALIB:-1}
+export LINK_BURST=${LINK_BURST:-64kb}
 export PROFILES=${PROFILES:-"tcp tcp4 udp1470 udp64"}
 SECS=${SECS:-5} UDP64_RATE=${UDP64_RATE:-20M}
 UDP1470_RATE=${UDP1470_RATE:-} SAT_REPS=${SAT_REPS:-3} SAT_OFFER=${SAT_OFFER:-1000M}
@@ -65,6 +67,7 @@ for v in $RING; do ((v >= 48 && v <= 4096)) || die "RING: $v is outside 48..4096
 for v in $REFILL; do for r in $RING; do ((v <= r)) || die "REFILL $v exceeds RING $r"; done; done
 for v in $ADAPTIVE; do [ "$v" = off ] || [ "$v" = on ] || die "ADAPTIVE: on or off, not $v"; done
 for v in $LINK; do [[ $v = none || $v =~ ^[0-9]+[kmg]?bit$ ]] || die "LINK: none or a tc rate like 1gbit, not $v"; done
+[[ $LINK_BURST =~ ^[1-9][0-9]*[km]?b$ ]] || die "LINK_BURST: a tc size like 3kb or 64kb, not $LINK_BURST"
 for v in $PROFILES; do
 	case $v in tcp | tcp4 | udp1470 | udp64 | zeroloss | idle) ;; *) die "PROFILES: unknown profile $v" ;; esac
 done
@@ -120,12 +123,14 @@ meta = {
     "host_cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip(),
     "host_cores": os.cpu_count(),
     "host_kernel": sh("uname -r"),
-    "accel": os.environ.get("ACCEL", "tcg"), "vcpus": os.environ.get("VCPUS", "1"),
+    # make exports ACCEL and VCPUS empty when unset; lab.sh's defaults then apply
+    "accel": os.environ.get("ACCEL") or "tcg", "vcpus": os.environ.get("VCPUS") or "1",
+    "mem_mib": os.environ.get("MEM") or "512",
     "pinning": {"sweep_layout": "$PIN", "calib_layouts": "$CALIB_PINS",
                 "layouts": {l: {"qemu_vcpu_threads": "CPU %s" % v, "qemu_other_threads": "CPU %s" % r, "iperf3_client": "CPU %s" % c}
                             for l, v, r, c in (("none", "0,1", "0,1", "0,1"), ("split", "1", "0", "0"), ("client-on-vcpu", "1", "0", "1"))},
                 "applied": sorted(set(open("$OUT/pinning.txt").read().splitlines())) if os.path.exists("$OUT/pinning.txt") else []},
-    "parameters": {k: os.environ.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "IDLE", "DEFER", "RING", "FIFO", "LINK", "PROFILES", "REPS", "CALIB", "CALIB_PINS", "PIN", "HIST")},
+    "parameters": {k: os.environ.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "IDLE", "DEFER", "RING", "FIFO", "LINK", "LINK_BURST", "PROFILES", "REPS", "CALIB", "CALIB_PINS", "PIN", "HIST")},
     "secs": $SECS, "udp1470_rate": "$UDP1470_RATE", "udp64_rate": "$UDP64_RATE",
     "udp1470_rate_source": "$rate_source", "saturation": {"offered": "$SAT_OFFER", "reps": $SAT_REPS,
                                                        "baseline_median_mbps": "$sat_mbps"},
@@ -142,7 +147,7 @@ set_link() {
 	if [ "$link" = none ]; then
 		lab_host tc qdisc del dev tap0 root 2>/dev/null || true
 	else
-		lab_host tc qdisc replace dev tap0 root tbf rate "$link" burst 64kb latency 20ms
+		lab_host tc qdisc replace dev tap0 root tbf rate "$link" burst "$LINK_BURST" latency 20ms
 	fi
 }
 
@@ -175,21 +180,46 @@ udp_loss_ok() {	# the last UDP run lost at most 0.1 %
 	python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["end"]["sum"]; sys.exit(not (s["packets"] > 0 and s["lost_packets"] * 1000 <= s["packets"]))' "$1" 2>/dev/null
 }
 
+# One zero-loss trial: zl_trial LEN RATE_MBPS OUT.json. Appends to
+# OUT.json.trials "rate sent lost fifo_drops sock_drops softnet_drops", the
+# places counted around this trial alone (FIFO on the host, the guest's
+# socket and backlog from one benchsnap each side), so the loss that ends
+# the bisection can be attributed.
+zl_trial() {
+	local len=$1 rate=$2 out=$3 t0 t1 s0 s1
+	t0=$(tapdrops)
+	s0=$(lab_ctl benchsnap before | awk '$1 == "udp_RcvbufErrors" { r = $2 } $1 == "softnet_dropped" { d = $2 } END { print r + 0, d + 0 }')
+	iperf "$out.try" -u -l "$len" -b "${rate}M"
+	s1=$(lab_ctl benchsnap after | awk '$1 == "udp_RcvbufErrors" { r = $2 } $1 == "softnet_dropped" { d = $2 } END { print r + 0, d + 0 }')
+	t1=$(tapdrops)
+	python3 -c 'import json, sys
+try:
+    s = json.load(open(sys.argv[1]))["end"]["sum"]
+    sent, lost = s["packets"], s["lost_packets"]
+except (OSError, ValueError, KeyError):
+    sent = lost = "-"
+r0, d0, r1, d1 = map(int, sys.argv[5:9])
+print(sys.argv[2], sent, lost, int(sys.argv[4]) - int(sys.argv[3]), r1 - r0, d1 - d0)' \
+		"$out.try" "$rate" "$t0" "$t1" $s0 $s1 >> "$out.trials"
+}
+
 # RFC 2544 throughput: the highest rate with <= 0.1 % loss, by bisection on a
 # log scale between 1 Mbit/s and HI until within 5 %. Leaves the last passing
-# run in OUT.json and prints its rate in Mbit/s (0 if none passed).
+# run in OUT.json, every trial in OUT.json.trials, and prints the rate found
+# in Mbit/s (0 if none passed).
 zeroloss() {
 	local len=$1 out=$2 lo=0 hi=$3 mid
-	iperf "$out.try" -u -l "$len" -b "${hi}M"
+	: > "$out.trials"
+	zl_trial "$len" "$hi" "$out"
 	if udp_loss_ok "$out.try"; then cp "$out.try" "$out"; echo "$hi"; return; fi
 	lo=1
-	iperf "$out.try" -u -l "$len" -b "${lo}M"
+	zl_trial "$len" "$lo" "$out"
 	udp_loss_ok "$out.try" || { cp "$out.try" "$out"; echo 0; return; }
 	cp "$out.try" "$out"
 	while ((hi * 100 > lo * 105)); do
 		mid=$(python3 -c "import math; print(max($lo + 1, round(math.sqrt($lo * $hi))))")
 		((mid < hi)) || break
-		iperf "$out.try" -u -l "$len" -b "${mid}M"
+		zl_trial "$len" "$mid" "$out"
 		if udp_loss_ok "$out.try"; then lo=$mid; cp "$out.try" "$out"; else hi=$mid; fi
 	done
 	echo "$lo"
@@ -231,7 +261,7 @@ run_one() {
 	python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
 		kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" idle_limit="$i" defer="$d" \
 		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS" \
-		offered_mbps="$offered" link_drops=$((q1 - q0)) || echo "bench: run $k_run ($kernel $prof) recorded an error" >&2
+		offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$res.trials" || echo "bench: run $k_run ($kernel $prof) recorded an error" >&2
 }
 
 # zeroloss expands to one run per frame size.
@@ -304,6 +334,7 @@ for k in patched baseline; do
 	lab_use "$k"
 	lab_poweroff || true
 	cp "$LAB_RUN/console.log" "$OUT/console-$k.log"
+	cp "$LAB_RUN/qemu.cmdline" "$OUT/qemu-$k.cmdline"
 	splats=$(lab_console_splats)
 	[ -z "$splats" ] || echo "bench: the $k kernel logged errors (see $OUT/console-$k.log): $splats" >&2
 done
