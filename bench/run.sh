@@ -27,6 +27,7 @@
 #     ("none split client-on-vcpu"): the emulator's drop floor.
 #   HIST 1: per repetition, tcp and udp1470 runs of both kernels at their
 #     defaults with an in-kernel napi_poll work/budget histogram (role hist).
+#   BOOT_ORDER "patched baseline": which guest boots first (to check the slots).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/qemu/lib/lab.sh"
@@ -78,7 +79,13 @@ mkdir -p "$OUT"
 python3 "$top/bench/plan.py" > "$OUT/plan.tsv"
 
 lab_init bench
-for k in patched baseline; do
+# BOOT_ORDER: which guest boots first (its QEMU also started first); to check
+# that the two slots are alike, swap it.
+BOOT_ORDER=${BOOT_ORDER:-"patched baseline"}
+[ "$BOOT_ORDER" = "patched baseline" ] || [ "$BOOT_ORDER" = "baseline patched" ] ||
+	die "BOOT_ORDER: \"patched baseline\" or \"baseline patched\", not $BOOT_ORDER"
+export BOOT_ORDER
+for k in $BOOT_ORDER; do
 	lab_new "$k"
 	img=$top/build/kernel/bzImage
 	[ "$k" = baseline ] && img=$top/build/baseline/bzImage
@@ -130,7 +137,7 @@ meta = {
                 "layouts": {l: {"qemu_vcpu_threads": "CPU %s" % v, "qemu_other_threads": "CPU %s" % r, "iperf3_client": "CPU %s" % c}
                             for l, v, r, c in (("none", "0,1", "0,1", "0,1"), ("split", "1", "0", "0"), ("client-on-vcpu", "1", "0", "1"))},
                 "applied": sorted(set(open("$OUT/pinning.txt").read().splitlines())) if os.path.exists("$OUT/pinning.txt") else []},
-    "parameters": {k: os.environ.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "IDLE", "DEFER", "RING", "FIFO", "LINK", "LINK_BURST", "PROFILES", "REPS", "CALIB", "CALIB_PINS", "PIN", "HIST")},
+    "parameters": {k: os.environ.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "IDLE", "DEFER", "RING", "FIFO", "LINK", "LINK_BURST", "BOOT_ORDER", "PROFILES", "REPS", "CALIB", "CALIB_PINS", "PIN", "HIST")},
     "secs": $SECS, "udp1470_rate": "$UDP1470_RATE", "udp64_rate": "$UDP64_RATE",
     "udp1470_rate_source": "$rate_source", "saturation": {"offered": "$SAT_OFFER", "reps": $SAT_REPS,
                                                        "baseline_median_mbps": "$sat_mbps"},
