@@ -120,7 +120,9 @@ def profile_table(rows, prof):
     paced = any(r["link"] != "none" for r in prow)
     present = [c for c in cols if (c[0] != "link_drops" or paced) and (
         any(num(r.get(c[0])) is not None for r in prow)
-        or (c[0] in ("loss_pct", "unattributed") and any(r.get("sent") for r in prow))
+        or (c[0] == "loss_pct" and any(r.get("sent") for r in prow))
+        or (c[0] == "unattributed" and not prof.startswith("zeroloss")
+            and any(r.get("sent") for r in prow))
         or (c[0] == "irq_per_1000"))]
     out = ["### %s" % prof, "",
            "| kernel | weight | refill | adaptive | idle limit | defer | ring | fifo | link | " +
@@ -195,10 +197,12 @@ def goals(rows, meta):
             return
         if c[0] == 0:
             r = "-"
-            if not a[0]:
-                met = "yes (both 0)"
+            if not a[0]:  # 0 is the best a lower-is-better figure can do
+                met = "yes (both 0)" if not better_high else "**no** (both 0)"
             else:  # no ratio; a higher-is-better figure above 0 beats it
                 met = "yes (baseline 0)" if better_high else "**no** (baseline 0)"
+            if a[0] != c[0] and a[1] <= c[2] and c[1] <= a[2]:
+                met += " (min-max ranges overlap: not significant)"
         else:
             rv = a[0] / c[0]
             r = "%.2fx" % rv
@@ -314,9 +318,10 @@ def zeroloss_table(rows):
            "Per configuration: the rate found (highest offered rate with at most 0.1 % "
            "loss), the lowest rate that lost more, and where that trial's datagrams died "
            "(counted around that trial alone); median [min-max] over the repetitions.", "",
-           "| frame | kernel | weight | refill | adaptive | ring | zero-loss Mbit/s | "
-           "first failing Mbit/s | its loss % | FIFO | socket | softnet | no place | trials |",
-           "|" + "---|" * 14]
+           "| frame | kernel | weight | refill | adaptive | idle limit | defer | ring | fifo | "
+           "link | zero-loss Mbit/s | first failing Mbit/s | its loss % | FIFO | host link | "
+           "socket | softnet | no place | trials |",
+           "|" + "---|" * 19]
     g = group(zl, ("profile",) + CONFIG)
     for k in sorted(g, key=lambda k: (k[0], k[1] != "baseline", int(k[8]), k[4], k[5],
                                       int(k[3]))):
@@ -332,21 +337,28 @@ def zeroloss_table(rows):
             lost = num(r.get("zl_fail_lost"))
             if not lost:
                 return None
-            c = [num(r.get(x)) or 0 for x in ("zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet")]
+            c = [num(r.get(x)) or 0 for x in ("zl_fail_fifo", "zl_fail_sock",
+                                                "zl_fail_softnet", "zl_fail_link")]
             return 100.0 * (lost - sum(c)) / lost
         loss = stats([100.0 * num(r["zl_fail_lost"]) / num(r["zl_fail_sent"])
                       if num(r.get("zl_fail_sent")) and num(r.get("zl_fail_lost")) is not None
                       else None for r in runs])
         base = env["kernel"] == "baseline"
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s %% | %s %% | %s %% | %s %% | %s |" % (
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | "
+                   "%s %% | %s %% | %s %% | %s %% | %s %% | %s |" % (
             env["profile"][len("zeroloss"):] + " B", env["kernel"],
             "64 (fixed)" if base else env["weight"], "16 (fixed)" if base else env["refill"],
-            env["adaptive"], env["ring"], fmt(metric(runs, "offered_mbps")),
+            env["adaptive"], env["idle_limit"], env["defer"], env["ring"], env["fifo"],
+            env["link"], fmt(metric(runs, "offered_mbps")),
             fmt(metric(runs, "zl_fail_mbps")), fmt(loss, 2), fmt(share("zl_fail_fifo")),
-            fmt(share("zl_fail_sock")), fmt(share("zl_fail_softnet")),
+            fmt(share("zl_fail_link")), fmt(share("zl_fail_sock")), fmt(share("zl_fail_softnet")),
             fmt(stats([rest(r) for r in runs])), fmt(metric(runs, "zl_trials"))))
-    return out + ["", "Shares are of the failing trial's lost datagrams. The zero-loss "
-                  "rows of the tables below count drops over the whole bisection.", ""]
+    return out + ["", "Shares are of the failing trial's lost datagrams, signed: a place can "
+                  "count more than iperf3 counted lost (frames of the control connection, "
+                  "the run's tail), which shows as over 100 % there and below 0 under no "
+                  "place. Host link shares are empty for sweeps before they were recorded. "
+                  "The zero-loss rows of the tables below count drops over the whole "
+                  "bisection.", ""]
 
 
 def series(rows, prof):

@@ -32,7 +32,7 @@ COLUMNS = [
     "hist_100", "rx_refills", "rx_refill_descs", "ring_exhausted",
     "cpu_softirq", "cpu_user", "cpu_system", "cpu_idle", "rtt_ms",
     "zl_trials", "zl_fail_mbps", "zl_fail_sent", "zl_fail_lost",
-    "zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet",
+    "zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet", "zl_fail_link",
 ]
 
 # column <- guest counter
@@ -87,7 +87,7 @@ def zeroloss_trials(path, row):
     with open(path) as f:
         for line in f:
             v = line.split()
-            if len(v) == 6:  # "-" for sent and lost: iperf3 gave no result
+            if len(v) in (6, 7):  # 7th, link drops, since sweep 7; "-": no result
                 trials.append([int(x) if re.fullmatch(r"-?\d+", x) else None
                                for x in v])
     row["zl_trials"] = len(trials)
@@ -96,7 +96,8 @@ def zeroloss_trials(path, row):
     if failed:
         t = min(failed, key=lambda t: t[0])
         for col, val in zip(("zl_fail_mbps", "zl_fail_sent", "zl_fail_lost",
-                             "zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet"), t):
+                             "zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet",
+                             "zl_fail_link"), t):
             row[col] = "" if val is None else val
 
 

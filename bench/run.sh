@@ -68,23 +68,25 @@ for v in $RING; do ((v >= 48 && v <= 4096)) || die "RING: $v is outside 48..4096
 for v in $REFILL; do for r in $RING; do ((v <= r)) || die "REFILL $v exceeds RING $r"; done; done
 for v in $ADAPTIVE; do [ "$v" = off ] || [ "$v" = on ] || die "ADAPTIVE: on or off, not $v"; done
 for v in $LINK; do [[ $v = none || $v =~ ^[0-9]+[kmg]?bit$ ]] || die "LINK: none or a tc rate like 1gbit, not $v"; done
-[[ $LINK_BURST =~ ^[1-9][0-9]*[km]?b$ ]] || die "LINK_BURST: a tc size like 3kb or 64kb, not $LINK_BURST"
-for v in $PROFILES; do
-	case $v in tcp | tcp4 | udp1470 | udp64 | zeroloss | idle) ;; *) die "PROFILES: unknown profile $v" ;; esac
-done
-for k in build/kernel/bzImage build/baseline/bzImage build/initramfs.img; do
-	[ -f "$top/$k" ] || die "$k missing (make kernel baseline initramfs)"
-done
-mkdir -p "$OUT"
-python3 "$top/bench/plan.py" > "$OUT/plan.tsv"
-
-lab_init bench
+[[ $LINK_BURST =~ ^[1-9][0-9]*kb$ ]] && ((${LINK_BURST%kb} >= 2)) ||
+	die "LINK_BURST: a tc size of at least 2kb (one frame must fit), like 3kb or 64kb, not $LINK_BURST"
 # BOOT_ORDER: which guest boots first (its QEMU also started first); to check
 # that the two slots are alike, swap it.
 BOOT_ORDER=${BOOT_ORDER:-"patched baseline"}
 [ "$BOOT_ORDER" = "patched baseline" ] || [ "$BOOT_ORDER" = "baseline patched" ] ||
 	die "BOOT_ORDER: \"patched baseline\" or \"baseline patched\", not $BOOT_ORDER"
 export BOOT_ORDER
+for v in $PROFILES; do
+	case $v in tcp | tcp4 | udp1470 | udp64 | zeroloss | idle) ;; *) die "PROFILES: unknown profile $v" ;; esac
+done
+for k in build/kernel/bzImage build/baseline/bzImage build/initramfs.img; do
+	[ -f "$top/$k" ] || die "$k missing (make kernel baseline initramfs)"
+done
+[ ! -e "$csv" ] || die "$csv exists: give a new OUT (rows of two sweeps would mix)"
+mkdir -p "$OUT"
+python3 "$top/bench/plan.py" > "$OUT/plan.tsv"
+
+lab_init bench
 for k in $BOOT_ORDER; do
 	lab_new "$k"
 	img=$top/build/kernel/bzImage
@@ -162,7 +164,7 @@ tapdrops() { lab_host cat /sys/class/net/tap0/statistics/tx_dropped; }
 # Drops of the host's qdisc on tap0 (the LINK tbf): a place the tap's
 # tx_dropped does not count.
 qdiscdrops() {
-	lab_host tc -s qdisc show dev tap0 |
+	lab_host tc -s qdisc show dev tap0 root |
 		awk '{ for (i = 1; i < NF; i++) if ($i == "(dropped") { sub(",", "", $(i + 1)); s += $(i + 1) } }
 		     END { print s + 0 }'
 }
@@ -188,26 +190,28 @@ udp_loss_ok() {	# the last UDP run lost at most 0.1 %
 }
 
 # One zero-loss trial: zl_trial LEN RATE_MBPS OUT.json. Appends to
-# OUT.json.trials "rate sent lost fifo_drops sock_drops softnet_drops", the
-# places counted around this trial alone (FIFO on the host, the guest's
-# socket and backlog from one benchsnap each side), so the loss that ends
-# the bisection can be attributed.
+# OUT.json.trials "rate sent lost fifo_drops sock_drops softnet_drops
+# link_drops", the places counted around this trial alone (FIFO and qdisc on
+# the host, the guest's socket and backlog from one benchsnap each side), so
+# the loss that ends the bisection can be attributed.
 zl_trial() {
-	local len=$1 rate=$2 out=$3 t0 t1 s0 s1
+	local len=$1 rate=$2 out=$3 t0 t1 s0 s1 q0 q1
+	q0=$(qdiscdrops)
 	t0=$(tapdrops)
 	s0=$(lab_ctl benchsnap before | awk '$1 == "udp_RcvbufErrors" { r = $2 } $1 == "softnet_dropped" { d = $2 } END { print r + 0, d + 0 }')
 	iperf "$out.try" -u -l "$len" -b "${rate}M"
 	s1=$(lab_ctl benchsnap after | awk '$1 == "udp_RcvbufErrors" { r = $2 } $1 == "softnet_dropped" { d = $2 } END { print r + 0, d + 0 }')
 	t1=$(tapdrops)
+	q1=$(qdiscdrops)
 	python3 -c 'import json, sys
 try:
     s = json.load(open(sys.argv[1]))["end"]["sum"]
     sent, lost = s["packets"], s["lost_packets"]
 except (OSError, ValueError, KeyError):
     sent = lost = "-"
-r0, d0, r1, d1 = map(int, sys.argv[5:9])
-print(sys.argv[2], sent, lost, int(sys.argv[4]) - int(sys.argv[3]), r1 - r0, d1 - d0)' \
-		"$out.try" "$rate" "$t0" "$t1" $s0 $s1 >> "$out.trials"
+r0, d0, r1, d1, q0, q1 = map(int, sys.argv[5:11])
+print(sys.argv[2], sent, lost, int(sys.argv[4]) - int(sys.argv[3]), r1 - r0, d1 - d0, q1 - q0)' \
+		"$out.try" "$rate" "$t0" "$t1" $s0 $s1 "$q0" "$q1" >> "$out.trials"
 }
 
 # RFC 2544 throughput: the highest rate with <= 0.1 % loss, by bisection on a
