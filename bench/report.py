@@ -201,15 +201,13 @@ def goals(rows, meta):
                 met = "yes (both 0)" if not better_high else "**no** (both 0)"
             else:  # no ratio; a higher-is-better figure above 0 beats it
                 met = "yes (baseline 0)" if better_high else "**no** (baseline 0)"
-            if a[0] != c[0] and a[1] <= c[2] and c[1] <= a[2]:
-                met += " (min-max ranges overlap: not significant)"
         else:
             rv = a[0] / c[0]
             r = "%.2fx" % rv
             t = float(target.strip("<>= x"))
             met = "yes" if (rv >= t if better_high else rv <= t) else "**no**"
-            if a[1] <= c[2] and c[1] <= a[2]:
-                met += " (min-max ranges overlap: not significant)"
+        if (a[0] or c[0]) and a[1] <= c[2] and c[1] <= a[2]:  # both 0 needs no caveat
+            met += " (min-max ranges overlap: not significant)"
         lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             name, fmt(a, digits), fmt(c, digits), r, paired(pr, br, key), target, met))
 

@@ -81,24 +81,19 @@ def iperf(path, row):
 
 def zeroloss_trials(path, row):
     """Zero-loss bisection: its trial count and, of the lowest offered rate
-    that lost more than 0.1 %, what was lost and where (FIFO, socket,
-    backlog counted around that trial alone): what ended the bisection."""
-    trials = []
-    with open(path) as f:
-        for line in f:
-            v = line.split()
-            if len(v) in (6, 7):  # 7th, link drops, since sweep 7; "-": no result
-                trials.append([int(x) if re.fullmatch(r"-?\d+", x) else None
-                               for x in v])
+    that lost more than 0.1 % (the bisection's own verdict), what was lost
+    and where, counted around that trial alone: what ended the bisection."""
+    fields = ("zl_fail_mbps", "verdict", "zl_fail_sent", "zl_fail_lost",
+              "zl_fail_fifo", "zl_fail_link", "zl_fail_sock", "zl_fail_softnet")
+    with open(path) as f:  # run.sh zl_trial: "-" for sent, lost: no result
+        trials = [dict(zip(fields, line.split())) for line in f if line.strip()]
     row["zl_trials"] = len(trials)
-    failed = [t for t in trials if t[0] is not None
-              and not (t[1] and t[2] is not None and t[2] * 1000 <= t[1])]
+    failed = [t for t in trials if t["verdict"] == "fail"]
     if failed:
-        t = min(failed, key=lambda t: t[0])
-        for col, val in zip(("zl_fail_mbps", "zl_fail_sent", "zl_fail_lost",
-                             "zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet",
-                             "zl_fail_link"), t):
-            row[col] = "" if val is None else val
+        t = min(failed, key=lambda t: int(t["zl_fail_mbps"]))
+        for col in fields:
+            if col != "verdict":
+                row[col] = "" if t[col] == "-" else t[col]
 
 
 def ping(path, row):

@@ -189,29 +189,35 @@ udp_loss_ok() {	# the last UDP run lost at most 0.1 %
 	python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["end"]["sum"]; sys.exit(not (s["packets"] > 0 and s["lost_packets"] * 1000 <= s["packets"]))' "$1" 2>/dev/null
 }
 
-# One zero-loss trial: zl_trial LEN RATE_MBPS OUT.json. Appends to
-# OUT.json.trials "rate sent lost fifo_drops sock_drops softnet_drops
-# link_drops", the places counted around this trial alone (FIFO and qdisc on
-# the host, the guest's socket and backlog from one benchsnap each side), so
+# The places one zero-loss trial is attributed to, one line "fifo link sock
+# softnet": the tap's and the qdisc's drops on the host, the guest's UDP
+# socket and backlog drops (one benchsnap).
+zl_counters() {
+	echo "$(tapdrops) $(qdiscdrops) $(lab_ctl benchsnap after |
+		awk '$1 == "udp_RcvbufErrors" { r = $2 } $1 == "softnet_dropped" { d = $2 }
+		     END { print r + 0, d + 0 }')"
+}
+
+# One zero-loss trial: zl_trial LEN RATE_MBPS OUT.json; succeeds when the
+# trial lost at most 0.1 %. Appends "rate ok|fail sent lost fifo link sock
+# softnet" to OUT.json.trials, the drops counted around this trial alone, so
 # the loss that ends the bisection can be attributed.
 zl_trial() {
-	local len=$1 rate=$2 out=$3 t0 t1 s0 s1 q0 q1
-	q0=$(qdiscdrops)
-	t0=$(tapdrops)
-	s0=$(lab_ctl benchsnap before | awk '$1 == "udp_RcvbufErrors" { r = $2 } $1 == "softnet_dropped" { d = $2 } END { print r + 0, d + 0 }')
+	local len=$1 rate=$2 out=$3 c0 c1 verdict=fail
+	c0=$(zl_counters)
 	iperf "$out.try" -u -l "$len" -b "${rate}M"
-	s1=$(lab_ctl benchsnap after | awk '$1 == "udp_RcvbufErrors" { r = $2 } $1 == "softnet_dropped" { d = $2 } END { print r + 0, d + 0 }')
-	t1=$(tapdrops)
-	q1=$(qdiscdrops)
+	c1=$(zl_counters)
+	! udp_loss_ok "$out.try" || verdict=ok
 	python3 -c 'import json, sys
 try:
     s = json.load(open(sys.argv[1]))["end"]["sum"]
     sent, lost = s["packets"], s["lost_packets"]
 except (OSError, ValueError, KeyError):
     sent = lost = "-"
-r0, d0, r1, d1, q0, q1 = map(int, sys.argv[5:11])
-print(sys.argv[2], sent, lost, int(sys.argv[4]) - int(sys.argv[3]), r1 - r0, d1 - d0, q1 - q0)' \
-		"$out.try" "$rate" "$t0" "$t1" $s0 $s1 "$q0" "$q1" >> "$out.trials"
+c = list(map(int, sys.argv[4:12]))
+print(sys.argv[2], sys.argv[3], sent, lost, *(b - a for a, b in zip(c[:4], c[4:])))' \
+		"$out.try" "$rate" "$verdict" $c0 $c1 >> "$out.trials"
+	[ "$verdict" = ok ]
 }
 
 # RFC 2544 throughput: the highest rate with <= 0.1 % loss, by bisection on a
@@ -221,17 +227,14 @@ print(sys.argv[2], sent, lost, int(sys.argv[4]) - int(sys.argv[3]), r1 - r0, d1 
 zeroloss() {
 	local len=$1 out=$2 lo=0 hi=$3 mid
 	: > "$out.trials"
-	zl_trial "$len" "$hi" "$out"
-	if udp_loss_ok "$out.try"; then cp "$out.try" "$out"; echo "$hi"; return; fi
+	if zl_trial "$len" "$hi" "$out"; then cp "$out.try" "$out"; echo "$hi"; return; fi
 	lo=1
-	zl_trial "$len" "$lo" "$out"
-	udp_loss_ok "$out.try" || { cp "$out.try" "$out"; echo 0; return; }
+	zl_trial "$len" "$lo" "$out" || { cp "$out.try" "$out"; echo 0; return; }
 	cp "$out.try" "$out"
 	while ((hi * 100 > lo * 105)); do
 		mid=$(python3 -c "import math; print(max($lo + 1, round(math.sqrt($lo * $hi))))")
 		((mid < hi)) || break
-		zl_trial "$len" "$mid" "$out"
-		if udp_loss_ok "$out.try"; then lo=$mid; cp "$out.try" "$out"; else hi=$mid; fi
+		if zl_trial "$len" "$mid" "$out"; then lo=$mid; cp "$out.try" "$out"; else hi=$mid; fi
 	done
 	echo "$lo"
 }
