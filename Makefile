@@ -35,11 +35,13 @@ deps:
 
 ## make kernel: patches/series + drivers/ on linux-source-6.1 -> build/kernel/
 kernel: deps
-	@qemu/build-kernel.sh patched
+	@mkdir -p build; flock -n build/.build.lock true || echo "  KERNEL  waiting for another kernel build (build/.build.lock)"
+	@flock build/.build.lock qemu/build-kernel.sh patched
 
 ## make baseline: the same tree and config without our patches -> build/baseline/
 baseline: deps
-	@qemu/build-kernel.sh baseline
+	@mkdir -p build; flock -n build/.build.lock true || echo "  KERNEL  waiting for another kernel build (build/.build.lock)"
+	@flock build/.build.lock qemu/build-kernel.sh baseline
 
 ## make initramfs: build/initramfs.img with the guest tools and qemu/guest/
 initramfs: deps
