@@ -77,7 +77,12 @@ bool e1000_napi_poll_may_complete(struct e1000_adapter *adapter, int work,
  * @budget: what NAPI passed; 0 (netpoll) does no RX and is not counted
  * @quota: the most RX packets the poll allowed itself (adaptive or budget)
  * @work: RX packets handled
- * @complete: the poll re-armed the interrupt (napi_complete_done())
+ * @complete: the poll is done and will call napi_complete_done()
+ *
+ * Called while the poll still owns the NAPI instance, before
+ * napi_complete_done(): after it, another CPU may run e1000_clean() (an
+ * interrupt, a busy poller) and race with poll_acc, the EWMA and the
+ * u64_stats writer.
  */
 void e1000_napi_poll_end(struct e1000_adapter *adapter,
 			 const struct e1000_poll_ctx *ctx, int budget, int quota,
