@@ -91,6 +91,10 @@ iperf3_mbps() {	# received Mbit/s from an iperf3 --json file, or nothing
 	python3 -c 'import json,sys; print("%.1f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' "$1" 2>/dev/null
 }
 
+# A second NIC, virtio-net with TX NAPI off, for the weight knob's
+# weight_txnapi test (qemu/lib/lab.sh); the e1000 stays eth0.
+export LAB_VIRTIO=${LAB_VIRTIO:-1}
+
 echo "KTAP version 1"
 lab_init test
 
@@ -197,6 +201,11 @@ result "$rc" flood_survived_knob_churn "$(python3 -c 'import json,sys; e=json.lo
 
 PHASE=ethtool_selftest
 guest_ktap ethtool_selftest 60 /lab/tests/ethtool-selftest eth0
+
+PHASE=weight_txnapi
+# Last guest test: on a kernel with the bug, `ip link set down` hangs with
+# rtnl_lock held and nothing that needs rtnl works afterwards.
+guest_ktap weight_txnapi 60 /lab/tests/weight-txnapi eth1
 
 PHASE=poweroff
 rc=0

@@ -157,13 +157,27 @@ lab_netns_up() {
 	lab_host ip link set tap0 txqueuelen "${FIFO:-32}"
 	lab_host ip addr add "$LAB_HOST_IP/$LAB_PREFIX" dev tap0
 	lab_host ip link set tap0 up
-	# No default route: the netns reaches only 198.18.0.0/24.
+	if [ "${LAB_VIRTIO:-0}" = 1 ]; then	# the second NIC's tap (lab_boot)
+		lab_host ip tuntap add dev tap1 mode tap || lab_die "cannot create tap1 in $LAB_NS"
+		lab_host ip addr add 198.18.1.1/24 dev tap1
+		lab_host ip link set tap1 up
+	fi
+	# No default route: the netns reaches only 198.18.0.0/24 (and 198.18.1.0/24).
 }
 
 # lab_boot KERNEL INITRD [interactive]
 lab_boot() {
-	local kernel=$1 initrd=$2 mode=${3:-test} console qemu_args
+	local kernel=$1 initrd=$2 mode=${3:-test} console qemu_args nic2=() append2=
 	[ -f "$kernel" ] || lab_die "no kernel at $kernel (make kernel)"
+	# LAB_VIRTIO=1: a second NIC, virtio-net with TX NAPI off, on tap1
+	# (198.18.1.0/24); the guest init keeps the e1000 as eth0.
+	case ${LAB_VIRTIO:-0} in
+	0) ;;
+	1) nic2=(-netdev tap,id=n1,ifname=tap1,script=no,downscript=no
+		 -device virtio-net-pci,netdev=n1,mac=52:54:00:12:34:57)
+	   append2="virtio_net.napi_tx=0 lab.addr1=198.18.1.2/24" ;;
+	*) lab_die "LAB_VIRTIO must be 0 or 1, not '$LAB_VIRTIO'" ;;
+	esac
 	[ -f "$initrd" ] || lab_die "no initramfs at $initrd (make initramfs)"
 	lab_netns_up
 	if [ "$mode" = shell ]; then
@@ -177,12 +191,13 @@ lab_boot() {
 		-machine pc -accel "${ACCEL:-tcg}" -smp "${VCPUS:-1}" -m "${MEM:-512}"
 		-nodefaults -no-user-config -display none -no-reboot
 		-kernel "$kernel" -initrd "$initrd"
-		-append "console=ttyS0,115200 panic=-1 lab.mode=$mode lab.addr=$LAB_GUEST_IP/$LAB_PREFIX ${LAB_APPEND:-}"
+		-append "console=ttyS0,115200 panic=-1 lab.mode=$mode lab.addr=$LAB_GUEST_IP/$LAB_PREFIX $append2 ${LAB_APPEND:-}"
 		"${console[@]}"
 		-chardev "socket,id=ctl,path=$LAB_RUN/ctl.sock,server=on,wait=off"
 		-serial chardev:ctl
 		-netdev tap,id=n0,ifname=tap0,script=no,downscript=no
 		-device e1000,netdev=n0,mac=52:54:00:12:34:56
+		"${nic2[@]}"
 		-pidfile "$LAB_RUN/qemu.pid"
 	)
 	echo "${qemu_args[*]}" > "$LAB_RUN/qemu.cmdline"
