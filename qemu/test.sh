@@ -177,13 +177,6 @@ else
 	echo "ok $TOP quota_inverse_to_cost # SKIP the two costs differ by less than 20 %"
 fi
 
-PHASE=idle_poll
-for l in 0 200; do
-	lab_ctl /lab/tests/idle-poll begin "$l"
-	flood 2 20M 1470 "$LAB_RUN/flood-idle-$l.json" || true
-	guest_ktap "idle_poll_$l" 30 /lab/tests/idle-poll end "$l"
-done
-
 PHASE=devlink_params
 guest_ktap devlink_params 60 /lab/tests/devlink-params
 

@@ -7,7 +7,6 @@
  *   adaptive_quota     bool  quota from the measured cost of a packet  false
  *   poll_target_usecs  u32   1..2000: how long a poll should take    500
  *   quota_min          u32   1..1024: the smallest adaptive quota      8
- *   poll_idle_limit    u32   0..1000: empty polls before re-arming     0
  *
  * Values are read once per NAPI poll with READ_ONCE(), so a change applies
  * from the next poll; any value that passed validation is safe there.
@@ -22,7 +21,6 @@ enum e1000_devlink_param_id {
 	E1000_DEVLINK_PARAM_ID_ADAPTIVE_QUOTA,
 	E1000_DEVLINK_PARAM_ID_POLL_TARGET_USECS,
 	E1000_DEVLINK_PARAM_ID_QUOTA_MIN,
-	E1000_DEVLINK_PARAM_ID_POLL_IDLE_LIMIT,
 };
 
 static struct e1000_adapter *e1000_devlink_adapter(struct devlink *devlink)
@@ -38,10 +36,8 @@ static u32 *e1000_devlink_u32(struct e1000_adapter *adapter, u32 id)
 		return &adapter->rx_refill_batch;
 	case E1000_DEVLINK_PARAM_ID_POLL_TARGET_USECS:
 		return &adapter->poll_target_usecs;
-	case E1000_DEVLINK_PARAM_ID_QUOTA_MIN:
-		return &adapter->quota_min;
 	default:
-		return &adapter->poll_idle_limit;
+		return &adapter->quota_min;
 	}
 }
 
@@ -79,15 +75,10 @@ static int e1000_devlink_u32_validate(struct devlink *devlink, u32 id,
 			return 0;
 		NL_SET_ERR_MSG_MOD(extack, "poll_target_usecs must be 1 to 2000");
 		return -EINVAL;
-	case E1000_DEVLINK_PARAM_ID_QUOTA_MIN:
+	default:
 		if (v >= 1 && v <= 1024)
 			return 0;
 		NL_SET_ERR_MSG_MOD(extack, "quota_min must be 1 to 1024");
-		return -EINVAL;
-	default:
-		if (v <= 1000)
-			return 0;
-		NL_SET_ERR_MSG_MOD(extack, "poll_idle_limit must be 0 to 1000");
 		return -EINVAL;
 	}
 }
@@ -123,7 +114,6 @@ static const struct devlink_param e1000_devlink_params[] = {
 			     e1000_adaptive_quota_set, NULL),
 	E1000_DEVLINK_U32(POLL_TARGET_USECS, "poll_target_usecs"),
 	E1000_DEVLINK_U32(QUOTA_MIN, "quota_min"),
-	E1000_DEVLINK_U32(POLL_IDLE_LIMIT, "poll_idle_limit"),
 };
 
 static const struct devlink_ops e1000_devlink_ops = {

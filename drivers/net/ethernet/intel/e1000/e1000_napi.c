@@ -55,22 +55,6 @@ int e1000_napi_poll_start(struct e1000_adapter *adapter,
 }
 
 /**
- * e1000_napi_poll_may_complete - may the poll go back to interrupts?
- * @adapter: board private structure
- * @work: RX packets handled
- * @quota: the poll's quota
- *
- * See e1000_poll_may_complete(); poll_idle_left is NAPI-poll state.
- */
-bool e1000_napi_poll_may_complete(struct e1000_adapter *adapter, int work,
-				  int quota)
-{
-	return e1000_poll_may_complete(work, quota,
-				       READ_ONCE(adapter->poll_idle_limit),
-				       &adapter->poll_idle_left);
-}
-
-/**
  * e1000_napi_poll_end - commit one poll to the counters, trace it
  * @adapter: board private structure
  * @ctx: what e1000_napi_poll_start() recorded

@@ -242,36 +242,12 @@ static void e1000_quota_hostile_samples_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 1, 1, 1024), 1U);
 }
 
-static void e1000_poll_idle_test(struct kunit *test)
-{
-	unsigned int left = 0;
-
-	/* limit 0: upstream, complete whenever the quota was not used */
-	KUNIT_EXPECT_TRUE(test, e1000_poll_may_complete(5, 64, 0, &left));
-	KUNIT_EXPECT_TRUE(test, e1000_poll_may_complete(0, 64, 0, &left));
-	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(64, 64, 0, &left));
-	/* limit 2: packets keep polling, then two empty polls, then complete */
-	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(5, 64, 2, &left));
-	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(0, 64, 2, &left));
-	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(3, 64, 2, &left));
-	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(0, 64, 2, &left));
-	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(0, 64, 2, &left));
-	KUNIT_EXPECT_TRUE(test, e1000_poll_may_complete(0, 64, 2, &left));
-	/* a full quota never completes, whatever the limit */
-	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(8, 8, 2, &left));
-	/* the limit lowered under way: bounded by the new one */
-	left = 1000;
-	KUNIT_EXPECT_FALSE(test, e1000_poll_may_complete(0, 64, 1, &left));
-	KUNIT_EXPECT_TRUE(test, e1000_poll_may_complete(0, 64, 1, &left));
-}
-
 static struct kunit_case e1000_quota_test_cases[] = {
 	KUNIT_CASE(e1000_quota_no_sample_test),
 	KUNIT_CASE(e1000_quota_converges_test),
 	KUNIT_CASE(e1000_quota_cost_step_test),
 	KUNIT_CASE(e1000_quota_clamps_test),
 	KUNIT_CASE(e1000_quota_hostile_samples_test),
-	KUNIT_CASE(e1000_poll_idle_test),
 	{}
 };
 

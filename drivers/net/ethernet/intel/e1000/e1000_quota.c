@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* e1000 adaptive NAPI quota: let the quota follow the work the packet stream
- * creates, and keep polling while traffic lasts. Tested by KUnit.
+ * creates. Tested by KUnit.
  */
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -67,39 +67,4 @@ unsigned int e1000_quota_calc(const struct e1000_quota_ctl *ctl,
 unsigned int e1000_quota_ns_per_pkt(const struct e1000_quota_ctl *ctl)
 {
 	return ctl->ewma >> E1000_QUOTA_FRAC;
-}
-
-/**
- * e1000_poll_may_complete - may this poll go back to interrupts?
- * @work: RX packets the poll handled
- * @quota: its quota
- * @idle_limit: poll_idle_limit: empty polls to wait through after traffic;
- *              0 re-arms at once, as upstream does
- * @idle_left: empty polls still allowed (driver state, updated here)
- *
- * Filling the quota never completes (packets are waiting). Otherwise, with
- * a limit, a poll that found packets keeps the NAPI scheduled and recharges
- * @idle_left; each empty poll after it uses one; the poll that finds none
- * left completes. So at most @idle_limit empty polls follow the last packet:
- * an idle link returns to interrupts, and the CPU spent is bounded.
- */
-bool e1000_poll_may_complete(unsigned int work, unsigned int quota,
-			     unsigned int idle_limit, unsigned int *idle_left)
-{
-	if (work >= quota)
-		return false;
-	if (!idle_limit) {
-		*idle_left = 0;
-		return true;
-	}
-	if (work) {
-		*idle_left = idle_limit;
-		return false;
-	}
-	*idle_left = min(*idle_left, idle_limit);	/* the limit was lowered */
-	if (*idle_left) {
-		(*idle_left)--;
-		return false;
-	}
-	return true;
 }

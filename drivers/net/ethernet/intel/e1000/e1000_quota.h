@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* e1000 adaptive NAPI quota and polling while traffic lasts.
+/* e1000 adaptive NAPI quota.
  *
  * Pure integer functions of their arguments (no adapter, no clock, no
  * register), tested by the e1000_quota KUnit suite: the driver feeds each
@@ -18,7 +18,6 @@
 
 #define E1000_POLL_TARGET_USECS_DEFAULT	500
 #define E1000_QUOTA_MIN_DEFAULT		8
-#define E1000_POLL_IDLE_LIMIT_DEFAULT	0
 
 /**
  * struct e1000_quota_ctl - what the controller remembers
@@ -34,7 +33,5 @@ unsigned int e1000_quota_calc(const struct e1000_quota_ctl *ctl,
 			      unsigned int target_ns, unsigned int quota_min,
 			      unsigned int budget);
 unsigned int e1000_quota_ns_per_pkt(const struct e1000_quota_ctl *ctl);
-bool e1000_poll_may_complete(unsigned int work, unsigned int quota,
-			     unsigned int idle_limit, unsigned int *idle_left);
 
 #endif /* _E1000_QUOTA_H_ */
