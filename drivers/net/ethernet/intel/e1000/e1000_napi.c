@@ -40,13 +40,17 @@ int e1000_napi_poll_start(struct e1000_adapter *adapter,
 	memset(&adapter->poll_acc, 0, sizeof(adapter->poll_acc));
 	ctx->adaptive = READ_ONCE(adapter->adaptive_quota);
 	ctx->hw_owned = 0;
-	ctx->start_ns = ctx->adaptive || tracing ? ktime_get_ns() : 0;
+	/* Registers first, then the clock: the MMIO reads (slow, and very
+	 * slow under emulation) must not count as the poll's work, or
+	 * enabling the tracepoint would change the adaptive quota's EWMA.
+	 */
 	if (tracing) {
 		u32 rdh = readl(hw_addr + ring->rdh);
 		u32 rdt = readl(hw_addr + ring->rdt);
 
-		ctx->hw_owned = (rdt + ring->count - rdh) % ring->count;
+		ctx->hw_owned = rdt >= rdh ? rdt - rdh : rdt + ring->count - rdh;
 	}
+	ctx->start_ns = ctx->adaptive || tracing ? ktime_get_ns() : 0;
 	if (!ctx->adaptive || budget <= 0)
 		return budget;
 	return e1000_quota_calc(&adapter->quota_ctl,

@@ -62,9 +62,3 @@ unsigned int e1000_quota_calc(const struct e1000_quota_ctl *ctl,
 	q = max_t(u64, q, quota_min);
 	return min_t(u64, q, budget);
 }
-
-/* The EWMA in ns per packet, for ethtool -S and the tracepoint. */
-unsigned int e1000_quota_ns_per_pkt(const struct e1000_quota_ctl *ctl)
-{
-	return ctl->ewma >> E1000_QUOTA_FRAC;
-}

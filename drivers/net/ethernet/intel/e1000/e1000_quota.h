@@ -32,6 +32,12 @@ void e1000_quota_sample(struct e1000_quota_ctl *ctl, u64 start_ns, u64 end_ns,
 unsigned int e1000_quota_calc(const struct e1000_quota_ctl *ctl,
 			      unsigned int target_ns, unsigned int quota_min,
 			      unsigned int budget);
-unsigned int e1000_quota_ns_per_pkt(const struct e1000_quota_ctl *ctl);
+
+/* The EWMA in ns per packet, for ethtool -S and the tracepoint. */
+static inline unsigned int
+e1000_quota_ns_per_pkt(const struct e1000_quota_ctl *ctl)
+{
+	return ctl->ewma >> E1000_QUOTA_FRAC;
+}
 
 #endif /* _E1000_QUOTA_H_ */
