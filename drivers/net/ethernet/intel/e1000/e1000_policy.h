@@ -107,8 +107,8 @@ static inline bool e1000_rx_ring_exhausted(unsigned int ring_count,
  *
  * Bounds are exact fractions (no rounding): 25 % is in 1_25, 25.5 % in 26_50.
  */
-static inline enum e1000_napi_hist e1000_napi_hist_bucket(unsigned int work,
-							   unsigned int quota)
+static inline enum e1000_napi_hist
+e1000_napi_hist_bucket(unsigned int work, unsigned int quota)
 {
 	u64 w = work, q = quota;
 
