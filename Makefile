@@ -5,28 +5,41 @@ SHELL := /bin/bash
 
 # Passed through to the scripts (see qemu/lib/lab.sh): ACCEL=tcg|kvm, VCPUS,
 # MEM, FIFO (tap txqueuelen, the emulated NIC FIFO in frames).
-export ACCEL VCPUS MEM FIFO
+export ACCEL VCPUS MEM FIFO BOOT_TIMEOUT CHURN_SECS LAB_LOCK_WAIT
 # Bench axes (bench/run.sh): make bench WEIGHTS="4 8 16" REFILL="0 16" ...
-export WEIGHTS REFILL ADAPTIVE IDLE DEFER RING LINK LINK_BURST BOOT_ORDER PROFILES REPS SECS CALIB PIN \
+export WEIGHTS REFILL ADAPTIVE DEFER RING LINK LINK_BURST BOOT_ORDER PROFILES REPS SECS CALIB PIN \
 	CALIB_PINS HIST SAT_REPS SAT_OFFER \
-	UDP1470_RATE UDP64_RATE OUT
+	UDP1470_RATE UDP64_RATE OUT R
+# Targets run in the order written: the knobs are checked before anything runs.
+.NOTPARALLEL:
 
-.PHONY: all deps kernel baseline initramfs boot smoke test bench report check clean distclean
+.PHONY: all deps kernel baseline initramfs boot smoke test bench report check clean distclean \
+	args-lab args-bench args-report
+
+# Every knob is checked before any install, build or run: one line and exit
+# status 2 on a bad value (bench/args.sh); values reach the scripts only
+# through the environment, never pasted into a recipe.
+args-lab:
+	@bench/args.sh lab
+args-bench:
+	@bench/args.sh bench
+args-report:
+	@bench/args.sh report
 
 ## make: both kernels, then a short sweep (patched vs baseline) -> results/<stamp>/
-all: kernel baseline initramfs
+all: args-bench kernel baseline initramfs
 	@QUICK=1 bench/run.sh
 
 ## make bench: the full sweep; axes on the command line (see bench/run.sh)
-bench: kernel baseline initramfs
+bench: args-bench kernel baseline initramfs
 	@bench/run.sh
 
 ## make report R=results/<stamp>: redo summary.md and plots from runs.csv
-report: deps
-	@/usr/bin/python3 bench/report.py $(R)
+report: args-report deps
+	@/usr/bin/python3 bench/report.py "$$R"
 
 ## make smoke: boot the patched kernel, one iperf3 run, weight and NIC counters
-smoke: kernel initramfs
+smoke: args-lab kernel initramfs
 	@qemu/smoke.sh
 
 ## make deps: install missing Debian packages (quiet when all are present)
@@ -48,11 +61,11 @@ initramfs: deps
 	@qemu/mkinitramfs.sh
 
 ## make boot: an interactive guest shell (Ctrl-A x leaves QEMU)
-boot: kernel initramfs
+boot: args-lab kernel initramfs
 	@qemu/boot.sh
 
 ## make test: boot the patched kernel and run the tests; ends "N passed, N failed"
-test: kernel initramfs
+test: args-lab kernel initramfs
 	@qemu/test.sh
 
 ## make check: checkpatch --strict on patches/, W=1 and sparse on the touched files

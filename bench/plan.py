@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Expand the bench axes into the list of runs, one TSV line each.
 
-Columns: kernel role weight refill adaptive idle defer ring fifo link pin
+Columns: kernel role weight refill adaptive defer ring fifo link pin
 profile rep.
 The patched kernel gets every combination of the axes; the baseline (fixed
 weight 64, refill 16, no adaptive quota) every combination of the axes it has
@@ -27,7 +27,6 @@ def main():
     weights = axis("WEIGHTS", "4 8 16 32 64 128")
     refills = axis("REFILL", "0 16")
     adaptive = axis("ADAPTIVE", "off")
-    idles = axis("IDLE", "0")
     defers = axis("DEFER", "0")
     rings = axis("RING", "256")
     fifos = axis("FIFO", "32")
@@ -41,23 +40,23 @@ def main():
     ring_goal = "256" if "256" in rings else rings[0]
 
     configs = []
-    for w, n, a, i, d, r, f, l in itertools.product(
-            weights, refills, adaptive, idles, defers, rings, fifos, links):
-        configs.append(("patched", "sweep", w, n, a, i, d, r, f, l, pin))
+    for w, n, a, d, r, f, l in itertools.product(
+            weights, refills, adaptive, defers, rings, fifos, links):
+        configs.append(("patched", "sweep", w, n, a, d, r, f, l, pin))
     for d, r, f, l in itertools.product(defers, rings, fifos, links):
-        configs.append(("baseline", "sweep", "64", "16", "off", "0", d, r, f, l,
+        configs.append(("baseline", "sweep", "64", "16", "off", d, r, f, l,
                         pin))
     runs = [c + (p,) for c in configs for p in profiles]
     if calib:
         for f, l, c in itertools.product(fifos, links, calib_pins):
-            runs.append(("patched", "calib", "256", "16", "off", "0", "0",
+            runs.append(("patched", "calib", "256", "16", "off", "0",
                          "4096", f, l, c, "tcp"))
-            runs.append(("baseline", "calib", "64", "16", "off", "0", "0",
+            runs.append(("baseline", "calib", "64", "16", "off", "0",
                          "4096", f, l, c, "tcp"))
     if hist:
         for k, p in itertools.product(("patched", "baseline"),
                                       ("tcp", "udp1470")):
-            runs.append((k, "hist", "64", "16", "off", "0", "0", ring_goal,
+            runs.append((k, "hist", "64", "16", "off", "0", ring_goal,
                          fifos[0], links[0], pin, p))
     for rep in range(1, reps + 1):
         order = list(runs)

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Report of a bench run: summary.md and PNG plots from runs.csv + meta.json.
 
-    report.py RESULTS_DIR
+    report.py [--no-plots] RESULTS_DIR
 
 Re-runnable at any time without measuring again. Every figure is a median
 over the repetitions with [min-max] beside it; the patched kernel is always
-shown beside the baseline measured in the same run.
+shown beside the baseline measured in the same run. Runs with status failed
+are left out of every figure and counted in the n column (n=ok/recorded); a
+sweep whose meta.json status is not complete gets a summary that begins
+**INCOMPLETE: K of N runs** and goals whose verdict is "incomplete".
+summary.md is written whole or not at all.
 """
 import csv
 import json
@@ -62,14 +66,32 @@ def per_1000(r, key):
     return 1000.0 * k / pk if pk and k is not None else None
 
 
+# Every row recorded, failed ones too: for the n=ok/recorded cells.
+ALL = []
+
+
 def load(d):
     with open(os.path.join(d, "runs.csv")) as f:
         rows = list(csv.DictReader(f))
-    for r in rows:  # sweeps recorded before the pin column
+    for r in rows:  # sweeps recorded before these columns
         r.setdefault("pin", "")
+        r.setdefault("idle_limit", "0")  # poll_idle_limit, removed since
+        r.setdefault("status", "ok")
+        r.setdefault("error", "")
     with open(os.path.join(d, "meta.json")) as f:
         meta = json.load(f)
     return rows, meta
+
+
+def n_cell(runs, keys, values):
+    """n=ok/recorded for the rows of ALL that match keys = values."""
+    rec = [r for r in ALL if all(r.get(k) == v for k, v in zip(keys, values))]
+    return "n=%d/%d" % (len(runs), len(rec))
+
+
+def complete(meta):
+    # sweeps recorded before the status field ran to the end or left no meta
+    return meta.get("status", "complete") == "complete"
 
 
 def group(rows, keys):
@@ -125,9 +147,9 @@ def profile_table(rows, prof):
             and any(r.get("sent") for r in prow))
         or (c[0] == "irq_per_1000"))]
     out = ["### %s" % prof, "",
-           "| kernel | weight | refill | adaptive | idle limit | defer | ring | fifo | link | " +
+           "| kernel | weight | refill | adaptive | idle limit | defer | ring | fifo | link | n | " +
            " | ".join(c[1] for c in present) + " | Mbit/s vs baseline | FIFO drops vs baseline |",
-           "|" + "---|" * (9 + len(present) + 2)]
+           "|" + "---|" * (10 + len(present) + 2)]
     g = group(prow, CONFIG)
     for cfg in sorted(g, key=lambda c: (c[0] != "baseline", int(c[7]), int(c[8]), c[9],
                                         int(c[6]), c[4], c[5], c[3], int(c[2]))):
@@ -143,9 +165,10 @@ def profile_table(rows, prof):
             n = "16 (fixed)"
         else:
             w, n = env["weight"], env["refill"]
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             env["kernel"], w, n, env["adaptive"], env["idle_limit"], env["defer"], env["ring"],
-            env["fifo"], env["link"], " | ".join(cells), " | ".join(rv)))
+            env["fifo"], env["link"], n_cell(runs, CONFIG + ("role", "profile"), cfg + ("sweep", prof)),
+            " | ".join(cells), " | ".join(rv)))
     out.append("")
     return out
 
@@ -175,6 +198,7 @@ def goals(rows, meta):
              % (ring, fifo, link), "",
              "| goal | patched | baseline | ratio | paired ratio (reps) | target | met |",
              "|---|---|---|---|---|---|---|"]
+    done = complete(meta)
 
     def paired(pr, br, key):
         """Ratio of patched to baseline within each repetition: the two ran
@@ -193,7 +217,8 @@ def goals(rows, meta):
         br = [r for r in b if r["profile"] == prof]
         a, c = metric(pr, key), metric(br, key)
         if a is None or c is None:
-            lines.append("| %s | - | - | - | - | %s | not measured in this sweep |" % (name, target))
+            lines.append("| %s | - | - | - | - | %s | %s |" % (
+                name, target, "not measured in this sweep" if done else "incomplete"))
             return
         if c[0] == 0:
             r = "-"
@@ -208,8 +233,11 @@ def goals(rows, meta):
             met = "yes" if (rv >= t if better_high else rv <= t) else "**no**"
         if (a[0] or c[0]) and a[1] <= c[2] and c[1] <= a[2]:  # both 0 needs no caveat
             met += " (min-max ranges overlap: not significant)"
-        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-            name, fmt(a, digits), fmt(c, digits), r, paired(pr, br, key), target, met))
+        if not done:
+            met = "incomplete"
+        lines.append("| %s | %s (n=%d) | %s (n=%d) | %s | %s | %s | %s |" % (
+            name, fmt(a, digits), len(pr), fmt(c, digits), len(br), r, paired(pr, br, key),
+            target, met))
 
     row("zero-loss rate 1470 B (Mbit/s)", "offered_mbps", "zeroloss1470", ">= 1.25x")
     row("zero-loss rate 64 B (Mbit/s)", "offered_mbps", "zeroloss64", ">= 1.25x")
@@ -515,21 +543,65 @@ def pinning_line(p):
                 lay["iperf3_client"], p["calib_layouts"]))
 
 
+def failed_runs(rows):
+    bad = [r for r in rows if r["status"] != "ok"]
+    if not bad:
+        return []
+    out = ["## Failed runs (kept in runs.csv, left out of every figure)", "",
+           "| kernel | role | weight | refill | profile | rep | error |",
+           "|---|---|---|---|---|---|---|"]
+    for r in bad:
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            r["kernel"], r["role"], r["weight"], r["refill"], r["profile"], r["rep"],
+            r["error"].replace("|", "/")))
+    return out + [""]
+
+
+def usage(msg):
+    print("report: %s" % msg, file=sys.stderr)
+    print("usage: make report R=results/<stamp>  (bench/report.py [--no-plots] DIR)",
+          file=sys.stderr)
+    return 2
+
+
 def main():
-    d = sys.argv[1]
-    rows, meta = load(d)
-    md = ["# Bench %s" % meta.get("started_utc", ""), "",
-          "- git %s; patched `%s`, baseline `%s` (same tree and config, without our patches)"
-          % (meta["git_revision"], meta["kernels"]["patched"]["release"].split()[0],
-             meta["kernels"]["baseline"]["release"].split()[0]),
-          "- %s, %s; host %s (%s cores), accel %s, %s vCPU" % (
-              meta["qemu"], meta["iperf3"], meta["host_cpu"], meta["host_cores"],
-              meta["accel"], meta["vcpus"]),
-          "- pinning: %s" % pinning_line(meta["pinning"]),
-          "- parameters: %s; %s s per run" % (
-              ", ".join("%s=%s" % kv for kv in meta["parameters"].items()), meta["secs"]),
-          "- %d runs; figures are median [min-max] over the repetitions" % len(rows), ""]
+    args = sys.argv[1:]
+    no_plots = "--no-plots" in args
+    args = [a for a in args if a != "--no-plots"]
+    if len(args) != 1:
+        return usage("one results directory expected")
+    d = args[0]
+    if not (os.path.isfile(os.path.join(d, "runs.csv"))
+            and os.path.isfile(os.path.join(d, "meta.json"))):
+        return usage("%s is not a results directory (no runs.csv and meta.json)" % d)
+    try:
+        ALL[:], meta = load(d)
+    except (OSError, ValueError, csv.Error) as e:
+        return usage("cannot read %s: %s" % (d, e))
+    rows = [r for r in ALL if r["status"] == "ok"]
+    kernels = meta.get("kernels", {})
+
+    def release(k):
+        return ((kernels.get(k) or {}).get("release") or "(not booted)").split()[0]
+    md = []
+    if not complete(meta):
+        md += ["**INCOMPLETE: %d of %s runs**" % (len(rows), meta.get("runs_planned", "?")), "",
+               "This sweep's status is `%s`: what it recorded is below, and no goal "
+               "has a verdict." % meta.get("status"), ""]
+    md += ["# Bench %s" % meta.get("started_utc", ""), "",
+           "- git %s; patched `%s`, baseline `%s` (same tree and config, without our patches)"
+           % (meta["git_revision"], release("patched"), release("baseline")),
+           "- %s, %s; host %s (%s cores), accel %s, %s vCPU" % (
+               meta["qemu"], meta["iperf3"], meta["host_cpu"], meta["host_cores"],
+               meta["accel"], meta["vcpus"]),
+           "- pinning: %s" % pinning_line(meta["pinning"]),
+           "- parameters: %s; %s s per run" % (
+               ", ".join("%s=%s" % kv for kv in meta["parameters"].items()), meta["secs"]),
+           "- status %s; %d runs recorded, %d failed (left out); figures are median [min-max] "
+           "over the repetitions" % (meta.get("status", "complete (recorded before the status "
+                                                 "field)"), len(ALL), len(ALL) - len(rows)), ""]
     md += goals(rows, meta)
+    md += failed_runs(ALL)
     md += saturation(rows)
     md += calibration(rows, meta)
     md += napi_hist(rows)
@@ -537,16 +609,21 @@ def main():
     md += ["## By profile", ""]
     for prof in ("tcp", "tcp4", "udp1470", "udp64", "zeroloss1470", "zeroloss64", "idle"):
         md += profile_table(rows, prof)
-    try:
-        made = plots(rows, d)
-        md += ["## Plots", ""] + ["![%s](%s)" % (m, m) for m in made] + [""]
-    except ImportError as e:
-        md += ["(no plots: %s)" % e, ""]
-    with open(os.path.join(d, "summary.md"), "w") as f:
+    if not no_plots:
+        try:
+            made = plots(rows, d)
+            md += ["## Plots", ""] + ["![%s](%s)" % (m, m) for m in made] + [""]
+        except ImportError as e:
+            md += ["(no plots: %s)" % e, ""]
+    tmp = os.path.join(d, ".summary.md.tmp")
+    with open(tmp, "w") as f:
         f.write("\n".join(md))
+    os.replace(tmp, os.path.join(d, "summary.md"))
     # The terminal gets the goals and the tcp table.
+    print("\n".join(md[:2] if not complete(meta) else []))
     print("\n".join(goals(rows, meta) + profile_table(rows, "tcp")))
     print("report: %s" % os.path.join(d, "summary.md"))
+    return 0
 
 
 if __name__ == "__main__":

@@ -7,7 +7,15 @@ BEFORE/AFTER: guest counter snapshots ("name value" lines, benchsnap).
 RESULT: iperf3 --json output, a ping output (profile idle), or "-".
 k=v: the run's parameters (kernel, role, weight, ..., rep, secs, offered_mbps)
 and link_drops (the host qdisc's drops on tap0, measured by run.sh); for a
-zero-loss run trials=FILE, the bisection's trials (zl_trial in run.sh).
+zero-loss run trials=FILE, the bisection's trials (zl_trial in run.sh);
+error=TEXT when run.sh already knows the run failed.
+
+Every run gets a row. status is ok, or failed with the first reason in error:
+the run's own error, counters that could not be read (a snapshot missing or
+without its CPU and packet counters), iperf3's JSON missing or broken, an
+iperf3 error (it never connected), a non-zero iperf3 exit code (RESULT.rc),
+no result in the JSON, or (idle) no ping reply. A failed row keeps what
+could be read and is left out of every figure by report.py.
 A zero-loss row's counters span the whole bisection; the zl_fail_* columns
 are those of its lowest failing trial alone.
 Counters the kernel does not have (the baseline has no napi_* counters) are
@@ -22,7 +30,8 @@ import re
 import sys
 
 COLUMNS = [
-    "kernel", "role", "weight", "refill", "adaptive", "idle_limit", "defer",
+    "status", "error",
+    "kernel", "role", "weight", "refill", "adaptive", "defer",
     "ring", "fifo",
     "link", "pin", "profile", "rep", "secs", "offered_mbps", "mbps", "retrans",
     "lost", "sent", "jitter_ms", "fifo_drops", "link_drops", "sock_drops", "softnet_drops",
@@ -50,33 +59,62 @@ COUNTERS = {
 }
 
 
+# Without these a snapshot was not read: the run cannot be counted.
+NEEDED = ("cpu_total", "cpu_idle", "sys_rx_packets", "irqs")
+
+
 def snap(path):
     out = {}
-    with open(path) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) == 2 and re.fullmatch(r"-?\d+", parts[1]):
-                out[parts[0]] = int(parts[1])
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2 and re.fullmatch(r"-?\d+", parts[1]):
+                    out[parts[0]] = int(parts[1])
+    except OSError:
+        pass
     return out
 
 
 def iperf(path, row):
-    with open(path) as f:
-        text = f.read()
-    if not text.lstrip().startswith("{"):
-        return
-    j = json.loads(text)
+    """Fill the row from iperf3's JSON; return why the run failed, or None."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return "iperf3 JSON missing"
+    try:
+        j = json.loads(text)
+    except ValueError as e:
+        return "iperf3 JSON broken (%s)" % e
+    if not isinstance(j, dict):
+        return "iperf3 JSON broken (not an object)"
     if "error" in j:
-        row["error"] = j["error"]
+        return "iperf3: %s" % j["error"]
     end = j.get("end", {})
-    if "sum_received" in end:
-        row["mbps"] = "%.1f" % (end["sum_received"]["bits_per_second"] / 1e6)
-    if "sum" in end:  # UDP: the receiver's report of loss
-        row["lost"] = end["sum"]["lost_packets"]
-        row["sent"] = end["sum"]["packets"]
-        row["jitter_ms"] = "%.3f" % end["sum"]["jitter_ms"]
-    else:  # TCP
-        row["retrans"] = end.get("sum_sent", {}).get("retransmits", "")
+    try:
+        if "sum" in end:  # UDP: the receiver's report of loss
+            row["lost"] = int(end["sum"]["lost_packets"])
+            row["sent"] = int(end["sum"]["packets"])
+            row["jitter_ms"] = "%.3f" % end["sum"]["jitter_ms"]
+        if "sum_received" in end:
+            row["mbps"] = "%.1f" % (end["sum_received"]["bits_per_second"] / 1e6)
+        elif "sum" in end:
+            row["mbps"] = "%.1f" % (end["sum"]["bits_per_second"] / 1e6)
+        else:
+            return "iperf3 JSON has no result (never connected?)"
+        if "sum" not in end:  # TCP
+            row["retrans"] = end.get("sum_sent", {}).get("retransmits", "")
+    except (KeyError, TypeError, ValueError) as e:
+        return "iperf3 JSON broken (%r)" % e
+    return None
+
+
+def exit_code(path):
+    try:
+        return int(open(path + ".rc").read())
+    except (OSError, ValueError):
+        return None
 
 
 def zeroloss_trials(path, row):
@@ -97,48 +135,71 @@ def zeroloss_trials(path, row):
 
 
 def ping(path, row):
-    with open(path) as f:
-        m = re.search(r"= [\d.]+/([\d.]+)/", f.read())
-    if m:
-        row["rtt_ms"] = m.group(1)
+    try:
+        with open(path) as f:
+            m = re.search(r"= [\d.]+/([\d.]+)/", f.read())
+    except OSError:
+        return "ping output missing"
+    if not m:
+        return "ping: no reply"
+    row["rtt_ms"] = m.group(1)
+    return None
 
 
 def main():
     csv_path, before, after, tap0, tap1, result = sys.argv[1:7]
     row = dict(a.split("=", 1) for a in sys.argv[7:])
+    errors = [row.pop("error", "")]
     b, a = snap(before), snap(after)
+    for name, s in (("before", b), ("after", a)):
+        missing = [k for k in NEEDED if k not in s]
+        if missing:
+            errors.append("counters unreadable (%s: no %s)" % (name, ", ".join(missing)))
     for col, key in COUNTERS.items():
         if key in a and key in b:
             row[col] = a[key] - b[key]
     if row.get("role") == "hist":
         hist = [c for c in COLUMNS if c.startswith("hist_")]
-        for col in hist:
-            row[col] = a["trace_" + col]
-        row["napi_polls"] = sum(row[c] for c in hist)
+        if all("trace_" + c in a for c in hist):
+            for col in hist:
+                row[col] = a["trace_" + col]
+            row["napi_polls"] = sum(row[c] for c in hist)
+        else:
+            errors.append("counters unreadable (no napi_poll histogram)")
         if a.get("trace_hist_dropped"):
             print("hist trigger dropped %d entries" % a["trace_hist_dropped"],
                   file=sys.stderr)
     row["fifo_drops"] = int(tap1) - int(tap0)
-    total = a["cpu_total"] - b["cpu_total"]
-    for col in ("cpu_softirq", "cpu_user", "cpu_system", "cpu_idle"):
-        row[col] = "%.1f" % (100.0 * (a[col] - b[col]) / total) if total else ""
+    if "cpu_total" in a and "cpu_total" in b:
+        total = a["cpu_total"] - b["cpu_total"]
+        for col in ("cpu_softirq", "cpu_user", "cpu_system", "cpu_idle"):
+            if col in a and col in b and total:
+                row[col] = "%.1f" % (100.0 * (a[col] - b[col]) / total)
     trials = row.pop("trials", "")
     if trials and os.path.exists(trials):
         zeroloss_trials(trials, row)
-    if result != "-" and os.path.exists(result):
+    if result != "-":
         if row.get("profile") == "idle":
-            ping(result, row)
+            errors.append(ping(result, row))
         else:
-            iperf(result, row)
+            errors.append(iperf(result, row))
+            rc = exit_code(result)
+            if rc is None:
+                errors.append("iperf3 exit code not recorded")
+            elif rc != 0:
+                errors.append("iperf3 exit %d%s" % (rc, " (timed out)" if rc == 124 else ""))
+    errors = [e for e in errors if e]
+    row["status"] = "failed" if errors else "ok"
+    row["error"] = "; ".join(errors)
     new = not os.path.exists(csv_path)
     with open(csv_path, "a", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
         if new:
             w.writeheader()
         w.writerow(row)
-    if "error" in row:
-        print("iperf3 error: %s" % row["error"], file=sys.stderr)
-        return 3
+    if errors:
+        print("\nbench: run failed (kept in runs.csv, left out of every figure): %s"
+              % row["error"], file=sys.stderr)
     return 0
 
 

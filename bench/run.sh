@@ -8,7 +8,6 @@
 #   WEIGHTS  sysfs weight of the patched e1000      "4 8 16 32 64 128"
 #   REFILL   rx_refill_batch (0: after the poll)   "0 16"
 #   ADAPTIVE adaptive quota (devlink adaptive_quota) "off"
-#   IDLE     poll_idle_limit: empty polls before re-arming  "0"
 #   DEFER    napi_defer_hard_irqs (gro_flush_timeout 20 us when > 0)  "0"
 #   RING     RX ring size, ethtool -G (48..4096)   "256"
 #   FIFO     tap txqueuelen in frames, the NIC FIFO "32"
@@ -28,8 +27,18 @@
 #   HIST 1: per repetition, tcp and udp1470 runs of both kernels at their
 #     defaults with an in-kernel napi_poll work/budget histogram (role hist).
 #   BOOT_ORDER "patched baseline": which guest boots first (to check the slots).
+#
+# Every knob is checked first (bench/args.sh: one line, exit 2, nothing
+# written). meta.json's "status" is running, then complete, failed (the sweep
+# stopped on an error: FAILED says which run, command, exit code, output and
+# the console tail) or interrupted (INT, TERM, HUP). A run whose iperf3 did
+# not connect, whose JSON is missing or broken, or whose counters could not
+# be read is kept in runs.csv with status=failed and its error, and left out
+# of every figure.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/args.sh"
+ARGS_WHO=bench args_bench
 . "$top/qemu/lib/lab.sh"
 # QUICK=1 (plain `make`): a short sweep, about 6 minutes once the kernels exist.
 if [ "${QUICK:-0}" = 1 ]; then
@@ -37,7 +46,7 @@ if [ "${QUICK:-0}" = 1 ]; then
 	CALIB_PINS=${CALIB_PINS:-split} HIST=${HIST:-0} SAT_REPS=${SAT_REPS:-2}
 fi
 export WEIGHTS=${WEIGHTS:-"4 8 16 32 64 128"} REFILL=${REFILL:-"0 16"}
-export ADAPTIVE=${ADAPTIVE:-off} IDLE=${IDLE:-0} DEFER=${DEFER:-0} RING=${RING:-256}
+export ADAPTIVE=${ADAPTIVE:-off} DEFER=${DEFER:-0} RING=${RING:-256}
 export FIFO=${FIFO:-32} LINK=${LINK:-none} REPS=${REPS:-3} CALIB=${CALIB:-1}
 export LINK_BURST=${LINK_BURST:-64kb}
 export PROFILES=${PROFILES:-"tcp tcp4 udp1470 udp64"}
@@ -49,52 +58,212 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$top/results/$stamp}
 csv=$OUT/runs.csv
 
-die() { echo "bench: $*" >&2; exit 1; }
-num_list() { local v; for v in $2; do [[ $v =~ ^[0-9]+$ ]] || die "$1: '$v' is not a number"; done; }
-num_list WEIGHTS "$WEIGHTS"; num_list REFILL "$REFILL"; num_list DEFER "$DEFER"
-num_list IDLE "$IDLE"
-for v in $IDLE; do ((v <= 1000)) || die "IDLE: $v is outside 0..1000"; done
-num_list RING "$RING"; num_list FIFO "$FIFO"; num_list REPS "$REPS"; num_list SECS "$SECS"
-num_list SAT_REPS "$SAT_REPS"
-for v in $PIN $CALIB_PINS; do
-	case $v in none | split | client-on-vcpu) ;; *) die "PIN/CALIB_PINS: none, split or client-on-vcpu, not $v" ;; esac
-done
-[ "$HIST" = 0 ] || [ "$HIST" = 1 ] || die "HIST: 0 or 1, not $HIST"
-for v in $UDP1470_RATE $UDP64_RATE $SAT_OFFER; do
-	[[ $v =~ ^[1-9][0-9]*M$ ]] || die "UDP rates are in Mbit/s like 150M, not $v"
-done
-for v in $WEIGHTS; do ((v >= 1 && v <= 1024)) || die "WEIGHTS: $v is outside 1..1024"; done
-for v in $RING; do ((v >= 48 && v <= 4096)) || die "RING: $v is outside 48..4096"; done
-for v in $REFILL; do for r in $RING; do ((v <= r)) || die "REFILL $v exceeds RING $r"; done; done
-for v in $ADAPTIVE; do [ "$v" = off ] || [ "$v" = on ] || die "ADAPTIVE: on or off, not $v"; done
-for v in $LINK; do [[ $v = none || $v =~ ^[0-9]+[kmg]?bit$ ]] || die "LINK: none or a tc rate like 1gbit, not $v"; done
-[[ $LINK_BURST =~ ^[1-9][0-9]*kb$ ]] && ((${LINK_BURST%kb} >= 2)) ||
-	die "LINK_BURST: a tc size of at least 2kb (one frame must fit), like 3kb or 64kb, not $LINK_BURST"
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+OUT=${OUT:-$top/results/$stamp}
+csv=$OUT/runs.csv
 # BOOT_ORDER: which guest boots first (its QEMU also started first); to check
 # that the two slots are alike, swap it.
 BOOT_ORDER=${BOOT_ORDER:-"patched baseline"}
-[ "$BOOT_ORDER" = "patched baseline" ] || [ "$BOOT_ORDER" = "baseline patched" ] ||
-	die "BOOT_ORDER: \"patched baseline\" or \"baseline patched\", not $BOOT_ORDER"
 export BOOT_ORDER
-for v in $PROFILES; do
-	case $v in tcp | tcp4 | udp1470 | udp64 | zeroloss | idle) ;; *) die "PROFILES: unknown profile $v" ;; esac
-done
+if [ -z "$UDP1470_RATE" ] && [ "$SAT_REPS" = 0 ] &&
+   { [[ " $PROFILES " = *" udp1470 "* ]] || [ "$HIST" = 1 ]; }; then
+	args_die "SAT_REPS=0 needs UDP1470_RATE (the udp1470 load is half the measured saturation)"
+fi
+
+die() { echo "bench: $*" >&2; exit 1; }
 for k in build/kernel/bzImage build/baseline/bzImage build/initramfs.img; do
 	[ -f "$top/$k" ] || die "$k missing (make kernel baseline initramfs)"
 done
-[ ! -e "$csv" ] || die "$csv exists: give a new OUT (rows of two sweeps would mix)"
-mkdir -p "$OUT"
-python3 "$top/bench/plan.py" > "$OUT/plan.tsv"
+[ ! -e "$OUT" ] || die "$OUT exists: give a new OUT (rows of two sweeps would mix)"
+
+# What the failure report needs: where the sweep was, and the command that
+# failed (lab_die's message, or the last failing command with its output).
+STATUS= CUR_STEP="the start" FAIL_CMD= FAIL_RC= FAIL_OUT= FAIL_MSG= IN_REPORT=0
+total=0 k_run=0 rate_source= sat_mbps=
+lab_on_die() { FAIL_MSG=$1; }
+set -E
+trap 'FAIL_RC=$?; FAIL_CMD=$BASH_COMMAND' ERR
+
+# must CMD...: run CMD; on failure record the command, its exit code and
+# output (for FAILED) and stop the sweep. Its stdout is passed on.
+must() {
+	local rc=0 o e
+	e=$(mktemp)
+	o=$("$@" 2>"$e") || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		FAIL_CMD="$*" FAIL_RC=$rc FAIL_OUT="$o
+$(cat "$e")"
+		rm -f "$e"
+		trap - ERR
+		exit 1
+	fi
+	rm -f "$e"
+	[ -z "$o" ] || printf '%s\n' "$o"
+}
+
+# The EXIT hook (lab.sh runs it before the teardown): the status, FAILED,
+# and a summary marked INCOMPLETE from whatever was recorded.
+lab_on_exit() {
+	local rc=$1 st
+	[ -n "$STATUS" ] || return 0	# nothing written yet
+	if [ "$STATUS" = complete ]; then
+		if [ "$IN_REPORT" = 1 ]; then
+			rm -f "$OUT/.summary.md.tmp"
+			echo "bench: report interrupted; \`make report R=${OUT#"$top"/}\` redoes it" >&2
+		fi
+		return 0
+	fi
+	st=failed
+	[ -z "$LAB_SIGNAL" ] || st=interrupted
+	echo >&2
+	if [ "$st" = failed ]; then
+		failure_report > "$OUT/FAILED"
+		cat "$OUT/FAILED" >&2
+	fi
+	STATUS=$st
+	set_status "$st"
+	if [ -s "$csv" ]; then
+		timeout 60 python3 "$top/bench/report.py" --no-plots "$OUT" >/dev/null 2>&1 || true
+	fi
+	echo "bench: $st (exit $rc) after $k_run of $total runs; what was recorded is in ${OUT#"$top"/}" >&2
+}
+
+failure_report() {
+	echo "bench: the sweep stopped on an error at $CUR_STEP"
+	[ -z "$FAIL_MSG" ] || echo "error: $FAIL_MSG"
+	if [ -n "$FAIL_CMD" ]; then
+		echo "command: $FAIL_CMD"
+		echo "exit code: $FAIL_RC"
+	fi
+	if [ -n "${FAIL_OUT//[$'\n' ]/}" ]; then
+		echo "output (last 30 lines):"
+		tail -n 30 <<<"$FAIL_OUT"
+	fi
+	if [ -n "$LAB_RUN" ] && [ -f "$LAB_RUN/console.log" ]; then
+		lab_console_tail 20
+	fi
+}
+
+# meta.json from what is known so far (kernel releases once booted); every
+# value reaches Python as an argument or through the environment.
+write_meta() {
+	M_TOP=$top M_OUT=$OUT M_PIN=$PIN M_SECS=$SECS M_UDP1470_RATE=$UDP1470_RATE \
+	M_UDP64_RATE=$UDP64_RATE M_RATE_SOURCE=$rate_source M_SAT_OFFER=$SAT_OFFER \
+	M_SAT_REPS=$SAT_REPS M_SAT_MBPS=$sat_mbps M_STAMP=$stamp M_STATUS=$STATUS \
+	M_TOTAL=$total M_RUN_PATCHED=${LAB_ALL_RUN[patched]:-} \
+	M_RUN_BASELINE=${LAB_ALL_RUN[baseline]:-} \
+	python3 - "$OUT/meta.json" <<'PY'
+import json, os, subprocess, sys
+E = os.environ
+
+
+def run(*a):
+    return subprocess.run(a, capture_output=True, text=True).stdout.strip()
+
+
+def read(p):
+    try:
+        return open(p).read().strip()
+    except OSError:
+        return None
+
+
+top = E["M_TOP"]
+dirty = run("git", "-C", top, "status", "--porcelain", "--untracked-files=no")
+kernels = {}
+for k, d in (("patched", "kernel"), ("baseline", "baseline")):
+    run_dir = E.get("M_RUN_" + k.upper())
+    cfg = run("sha256sum", os.path.join(top, "build", d, "config")).split()
+    kernels[k] = {"release": read(os.path.join(run_dir, "version")) if run_dir else None,
+                  "config_sha256": cfg[0] if cfg else None}
+cpu = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")]
+pin_file = os.path.join(E["M_OUT"], "pinning.txt")
+meta = {
+    "status": E["M_STATUS"],
+    "runs_planned": int(E["M_TOTAL"]),
+    "git_revision": run("git", "-C", top, "rev-parse", "HEAD") + (" (dirty)" if dirty else ""),
+    "kernels": kernels,
+    "qemu": (run("qemu-system-x86_64", "--version").splitlines() or [""])[0],
+    "iperf3": (run("iperf3", "--version").splitlines() or [""])[0],
+    "host_cpu": cpu[0] if cpu else "",
+    "host_cores": os.cpu_count(),
+    "host_kernel": os.uname().release,
+    # make exports ACCEL and VCPUS empty when unset; lab.sh's defaults then apply
+    "accel": E.get("ACCEL") or "tcg", "vcpus": E.get("VCPUS") or "1",
+    "mem_mib": E.get("MEM") or "512",
+    "pinning": {"sweep_layout": E["M_PIN"], "calib_layouts": E.get("CALIB_PINS", ""),
+                "layouts": {l: {"qemu_vcpu_threads": "CPU %s" % v, "qemu_other_threads": "CPU %s" % r,
+                                "iperf3_client": "CPU %s" % c}
+                            for l, v, r, c in (("none", "0,1", "0,1", "0,1"), ("split", "1", "0", "0"),
+                                               ("client-on-vcpu", "1", "0", "1"))},
+                "applied": sorted(set(open(pin_file).read().splitlines())) if os.path.exists(pin_file) else []},
+    "parameters": {k: E.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "DEFER", "RING", "FIFO", "LINK",
+                                             "LINK_BURST", "BOOT_ORDER", "PROFILES", "REPS", "CALIB",
+                                             "CALIB_PINS", "PIN", "HIST")},
+    "secs": int(E["M_SECS"]), "udp1470_rate": E["M_UDP1470_RATE"], "udp64_rate": E["M_UDP64_RATE"],
+    "udp1470_rate_source": E["M_RATE_SOURCE"],
+    "saturation": {"offered": E["M_SAT_OFFER"], "reps": int(E["M_SAT_REPS"]),
+                   "baseline_median_mbps": E["M_SAT_MBPS"]},
+    "started_utc": E["M_STAMP"],
+}
+with open(sys.argv[1] + ".tmp", "w") as f:
+    json.dump(meta, f, indent=2)
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+PY
+}
+
+# Only the status changes (the EXIT hook: failed or interrupted).
+set_status() {
+	python3 - "$OUT/meta.json" "$1" <<'PY' || echo "bench: could not set status $1 in meta.json" >&2
+import json, os, sys
+path, status = sys.argv[1:3]
+meta = json.load(open(path))
+meta["status"] = status
+with open(path + ".tmp", "w") as f:
+    json.dump(meta, f, indent=2)
+os.replace(path + ".tmp", path)
+PY
+}
 
 lab_init bench
-for k in $BOOT_ORDER; do
-	lab_new "$k"
-	img=$top/build/kernel/bzImage
-	[ "$k" = baseline ] && img=$top/build/baseline/bzImage
-	lab_boot "$img" "$top/build/initramfs.img"
-	lab_ctl /lab/iperf3-server >/dev/null
-	echo "$(lab_ctl uname -r) $(lab_ctl cat /proc/version)" > "$LAB_RUN/version"
-done
+mkdir -p "$OUT"
+STATUS=running
+python3 "$top/bench/plan.py" > "$OUT/plan.tsv"
+
+# zeroloss expands to one run per frame size.
+expand() {
+	local line=$1 prof
+	prof=$(cut -f11 <<<"$line")
+	if [ "$prof" = zeroloss ]; then
+		sed 's/\tzeroloss\t/\tzeroloss1470\t/' <<<"$line"
+		sed 's/\tzeroloss\t/\tzeroloss64\t/' <<<"$line"
+	else
+		echo "$line"
+	fi
+}
+while IFS= read -r l; do expand "$l"; done < "$OUT/plan.tsv" > "$OUT/plan-expanded.tsv"
+
+# The goals' ring: 256 if swept, else the first RING.
+ring_goal=$(for r in $RING; do echo "$r"; done | grep -x 256 || echo "${RING%% *}")
+# Saturation first (role sat): udp1470 offering SAT_OFFER on both kernels at
+# their defaults; half the baseline's median received rate becomes
+# UDP1470_RATE unless it was given.
+: > "$OUT/sat.tsv"
+rate_source=given
+if [ -z "$UDP1470_RATE" ]; then
+	rate_source="half the baseline's median saturation rate"
+	[[ " $PROFILES " = *" udp1470 "* ]] || [ "$HIST" = 1 ] || rate_source=unused UDP1470_RATE=-
+	if [ "$UDP1470_RATE" != - ]; then
+		for rep in $(seq "$SAT_REPS"); do
+			for k in baseline patched; do
+				printf '%s\tsat\t64\t16\toff\t0\t%s\t%s\t%s\t%s\tudp1470\t%s\n' \
+					"$k" "$ring_goal" "${FIFO%% *}" "${LINK%% *}" "$PIN" "$rep"
+			done
+		done > "$OUT/sat.tsv"
+	fi
+fi
+total=$(( $(wc -l < "$OUT/sat.tsv") + $(wc -l < "$OUT/plan-expanded.tsv") ))
+write_meta
 
 # CPU layouts (2 host CPUs): QEMU's vCPU threads, its other threads (the main
 # loop reads the tap) and the iperf3 client. Applied to both guests, checked
@@ -117,37 +286,18 @@ apply_pin() {
 }
 
 
-write_meta() {
-python3 - "$OUT/meta.json" <<PY
-import json, os, subprocess, sys
-def sh(c):
-    return subprocess.run(c, shell=True, capture_output=True, text=True).stdout.strip()
-meta = {
-    "git_revision": sh("git -C '$top' rev-parse HEAD") + (" (dirty)" if sh("git -C '$top' status --porcelain --untracked-files=no") else ""),
-    "kernels": {k: {"release": open("$top/build/run/bench-$$/%s/version" % k).read().strip(),
-                    "config_sha256": sh("sha256sum '$top/build/%s/config'" % ("kernel" if k == "patched" else "baseline")).split()[0]}
-                for k in ("patched", "baseline")},
-    "qemu": sh("qemu-system-x86_64 --version | head -1"),
-    "iperf3": sh("iperf3 --version | head -1"),
-    "host_cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip(),
-    "host_cores": os.cpu_count(),
-    "host_kernel": sh("uname -r"),
-    # make exports ACCEL and VCPUS empty when unset; lab.sh's defaults then apply
-    "accel": os.environ.get("ACCEL") or "tcg", "vcpus": os.environ.get("VCPUS") or "1",
-    "mem_mib": os.environ.get("MEM") or "512",
-    "pinning": {"sweep_layout": "$PIN", "calib_layouts": "$CALIB_PINS",
-                "layouts": {l: {"qemu_vcpu_threads": "CPU %s" % v, "qemu_other_threads": "CPU %s" % r, "iperf3_client": "CPU %s" % c}
-                            for l, v, r, c in (("none", "0,1", "0,1", "0,1"), ("split", "1", "0", "0"), ("client-on-vcpu", "1", "0", "1"))},
-                "applied": sorted(set(open("$OUT/pinning.txt").read().splitlines())) if os.path.exists("$OUT/pinning.txt") else []},
-    "parameters": {k: os.environ.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "IDLE", "DEFER", "RING", "FIFO", "LINK", "LINK_BURST", "BOOT_ORDER", "PROFILES", "REPS", "CALIB", "CALIB_PINS", "PIN", "HIST")},
-    "secs": $SECS, "udp1470_rate": "$UDP1470_RATE", "udp64_rate": "$UDP64_RATE",
-    "udp1470_rate_source": "$rate_source", "saturation": {"offered": "$SAT_OFFER", "reps": $SAT_REPS,
-                                                       "baseline_median_mbps": "$sat_mbps"},
-    "started_utc": "$stamp",
-}
-json.dump(meta, open(sys.argv[1], "w"), indent=2)
-PY
-}
+for k in $BOOT_ORDER; do
+	CUR_STEP="the boot of the $k guest"
+	lab_new "$k"
+	img=$top/build/kernel/bzImage
+	[ "$k" = baseline ] && img=$top/build/baseline/bzImage
+	lab_boot "$img" "$top/build/initramfs.img"
+	must lab_ctl /lab/iperf3-server >/dev/null
+	release=$(must lab_ctl uname -r)
+	version=$(must lab_ctl cat /proc/version)
+	echo "$release $version" > "$LAB_RUN/version"
+done
+write_meta
 
 # Host side of the current guest's link: FIFO depth and pacing.
 set_link() {
@@ -175,18 +325,38 @@ reachable() {
 	for i in $(seq 20); do
 		lab_host ping -q -c 1 -W 1 "$LAB_GUEST_IP" >/dev/null 2>&1 && return 0
 	done
-	die "guest $LAB_CUR does not answer ping on eth0 after 20 tries"
+	FAIL_CMD="ping -c 1 -W 1 $LAB_GUEST_IP (from netns $LAB_NS), 20 tries" FAIL_RC=1
+	FAIL_OUT=$(lab_host ping -c 1 -W 1 "$LAB_GUEST_IP" 2>&1 || true)
+	lab_die "guest $LAB_CUR does not answer ping on eth0 after 20 tries"
 }
 
-iperf() {	# iperf OUT.json ARGS...: a client run, bounded
-	local out=$1
+iperf() {	# iperf OUT.json ARGS...: a client run, bounded; its exit code in OUT.json.rc
+	local out=$1 rc=0
 	shift
 	lab_host timeout $((SECS + 30)) "${client_pin[@]}" iperf3 -c "$LAB_GUEST_IP" \
-		-t "$SECS" --json "$@" > "$out" 2> "$out.err" || true
+		-t "$SECS" --json "$@" > "$out" 2> "$out.err" || rc=$?
+	echo "$rc" > "$out.rc"
 }
 
-udp_loss_ok() {	# the last UDP run lost at most 0.1 %
-	python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["end"]["sum"]; sys.exit(not (s["packets"] > 0 and s["lost_packets"] * 1000 <= s["packets"]))' "$1" 2>/dev/null
+# The verdict of one UDP trial: ok (at most 0.1 % lost), fail (more), or
+# error (no result: iperf3 failed, never connected, or its JSON is missing
+# or broken; an error says nothing about the rate).
+udp_verdict() {
+	python3 - "$1" <<'PY'
+import json, sys
+path = sys.argv[1]
+try:
+    rc = int(open(path + ".rc").read())
+    s = json.load(open(path))["end"]["sum"]
+    sent, lost = int(s["packets"]), int(s["lost_packets"])
+except (OSError, ValueError, KeyError, TypeError):
+    print("error")
+    sys.exit()
+if rc != 0 or sent <= 0:
+    print("error")
+else:
+    print("ok" if lost * 1000 <= sent else "fail")
+PY
 }
 
 # The places one zero-loss trial is attributed to, one line "fifo link sock
@@ -198,65 +368,99 @@ zl_counters() {
 		     END { print r + 0, d + 0 }')"
 }
 
-# One zero-loss trial: zl_trial LEN RATE_MBPS OUT.json; succeeds when the
-# trial lost at most 0.1 %. Appends "rate ok|fail sent lost fifo link sock
-# softnet" to OUT.json.trials, the drops counted around this trial alone, so
-# the loss that ends the bisection can be attributed.
+# One zero-loss trial: zl_trial LEN RATE_MBPS OUT.json prints ok, fail or
+# error. Appends "rate verdict sent lost fifo link sock softnet" to
+# OUT.json.trials, the drops counted around this trial alone, so the loss
+# that ends the bisection can be attributed.
 zl_trial() {
-	local len=$1 rate=$2 out=$3 c0 c1 verdict=fail
+	local len=$1 rate=$2 out=$3 c0 c1 verdict
 	c0=$(zl_counters)
 	iperf "$out.try" -u -l "$len" -b "${rate}M"
 	c1=$(zl_counters)
-	! udp_loss_ok "$out.try" || verdict=ok
-	python3 -c 'import json, sys
+	verdict=$(udp_verdict "$out.try")
+	# shellcheck disable=SC2086 # eight counters, one a word
+	python3 - "$out.try" "$rate" "$verdict" $c0 $c1 >> "$out.trials" <<'PY'
+import json, sys
 try:
     s = json.load(open(sys.argv[1]))["end"]["sum"]
     sent, lost = s["packets"], s["lost_packets"]
-except (OSError, ValueError, KeyError):
+except (OSError, ValueError, KeyError, TypeError):
     sent = lost = "-"
 c = list(map(int, sys.argv[4:12]))
-print(sys.argv[2], sys.argv[3], sent, lost, *(b - a for a, b in zip(c[:4], c[4:])))' \
-		"$out.try" "$rate" "$verdict" $c0 $c1 >> "$out.trials"
-	[ "$verdict" = ok ]
+print(sys.argv[2], sys.argv[3], sent, lost, *(b - a for a, b in zip(c[:4], c[4:])))
+PY
+	echo "$verdict"
+}
+
+# A trial that errors is run once more; a second error ends the bisection
+# as an error (the run is then failed), never as a lower rate.
+zl_try() {
+	local v
+	v=$(zl_trial "$@")
+	[ "$v" != error ] || v=$(zl_trial "$@")
+	echo "$v"
 }
 
 # RFC 2544 throughput: the highest rate with <= 0.1 % loss, by bisection on a
 # log scale between 1 Mbit/s and HI until within 5 %. Leaves the last passing
 # run in OUT.json, every trial in OUT.json.trials, and prints the rate found
-# in Mbit/s (0 if none passed).
+# in Mbit/s (0 if none passed), or "error RATE" if a trial errored twice.
 zeroloss() {
-	local len=$1 out=$2 lo=0 hi=$3 mid
+	local len=$1 out=$2 lo=0 hi=$3 mid v
 	: > "$out.trials"
-	if zl_trial "$len" "$hi" "$out"; then cp "$out.try" "$out"; echo "$hi"; return; fi
+	v=$(zl_try "$len" "$hi" "$out")
+	case $v in
+	ok) cp "$out.try" "$out"; cp "$out.try.rc" "$out.rc"; echo "$hi"; return ;;
+	error) echo "error $hi"; return ;;
+	esac
 	lo=1
-	zl_trial "$len" "$lo" "$out" || { cp "$out.try" "$out"; echo 0; return; }
+	v=$(zl_try "$len" "$lo" "$out")
+	case $v in
+	error) echo "error $lo"; return ;;
+	fail) cp "$out.try" "$out"; cp "$out.try.rc" "$out.rc"; echo 0; return ;;
+	esac
 	cp "$out.try" "$out"
+	cp "$out.try.rc" "$out.rc"
 	while ((hi * 100 > lo * 105)); do
-		mid=$(python3 -c "import math; print(max($lo + 1, round(math.sqrt($lo * $hi))))")
+		mid=$(python3 -c 'import math, sys; lo, hi = map(int, sys.argv[1:]); print(max(lo + 1, round(math.sqrt(lo * hi))))' "$lo" "$hi")
 		((mid < hi)) || break
-		if zl_trial "$len" "$mid" "$out"; then lo=$mid; cp "$out.try" "$out"; else hi=$mid; fi
+		v=$(zl_try "$len" "$mid" "$out")
+		case $v in
+		ok) lo=$mid; cp "$out.try" "$out"; cp "$out.try.rc" "$out.rc" ;;
+		fail) hi=$mid ;;
+		*) echo "error $mid"; return ;;
+		esac
 	done
 	echo "$lo"
 }
 
+# The guest must still be there: a QEMU that died stops the sweep.
+guest_alive() {
+	kill -0 "$LAB_QEMU_PID" 2>/dev/null ||
+		lab_die "the $LAB_CUR guest's QEMU (pid $LAB_QEMU_PID) has exited: $(tail -5 "$LAB_RUN/qemu.log" 2>/dev/null)
+$(lab_console_tail)"
+}
+
 run_one() {
-	local kernel=$1 role=$2 w=$3 n=$4 a=$5 i=$6 d=$7 ring=$8 fifo=$9 link=${10} pin=${11}
-	local prof=${12} rep=${13} dir=$OUT/raw/$k_run t0 t1 q0 q1 res=- offered= rate=$UDP1470_RATE
+	local kernel=$1 role=$2 w=$3 n=$4 a=$5 d=$6 ring=$7 fifo=$8 link=$9 pin=${10}
+	local prof=${11} rep=${12} dir=$OUT/raw/$k_run t0 t1 q0 q1 res=- offered= rate=$UDP1470_RATE
+	local err=
 	mkdir -p "$dir"
 	apply_pin "$pin"
 	lab_use "$kernel"
+	guest_alive
 	[ "$role" != sat ] || rate=$SAT_OFFER
 	if [ "$kernel" = patched ]; then
-		lab_ctl benchset "$w" "$n" "$a" "$i" "$d" "$ring" >/dev/null
+		must lab_ctl benchset "$w" "$n" "$a" "$d" "$ring" >/dev/null
 	else
-		lab_ctl benchset - - - - "$d" "$ring" >/dev/null
+		must lab_ctl benchset - - - "$d" "$ring" >/dev/null
 	fi
-	set_link "$fifo" "$link"
+	must set_link "$fifo" "$link"
 	reachable
-	lab_ctl benchsnap before > "$dir/before"
-	[ "$role" != hist ] || lab_ctl benchhist start >/dev/null
-	q0=$(qdiscdrops)
-	t0=$(tapdrops)
+	lab_ctl benchsnap before > "$dir/before" 2>&1 || err="benchsnap before failed"
+	[ "$role" != hist ] || must lab_ctl benchhist start >/dev/null
+	q0=$(must qdiscdrops)
+	t0=$(must tapdrops)
 	case $prof in
 	tcp) res=$dir/iperf.json; iperf "$res" ;;
 	tcp4) res=$dir/iperf.json; iperf "$res" -P 4 ;;
@@ -268,82 +472,54 @@ run_one() {
 	zeroloss1470) res=$dir/iperf.json; offered=$(zeroloss 1470 "$res" 1000) ;;
 	zeroloss64) res=$dir/iperf.json; offered=$(zeroloss 64 "$res" 200) ;;
 	esac
-	t1=$(tapdrops)
-	q1=$(qdiscdrops)
-	lab_ctl benchsnap after > "$dir/after"
-	[ "$role" != hist ] || lab_ctl benchhist stop >> "$dir/after"
-	python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
-		kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" idle_limit="$i" defer="$d" \
+	if [[ $offered = error* ]]; then
+		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see $res.try.err)"
+		offered=
+	fi
+	t1=$(must tapdrops)
+	q1=$(must qdiscdrops)
+	lab_ctl benchsnap after > "$dir/after" 2>&1 || err=${err:-"benchsnap after failed"}
+	[ "$role" != hist ] || lab_ctl benchhist stop >> "$dir/after" 2>&1 || err=${err:-"benchhist stop failed"}
+	guest_alive
+	must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
+		kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" defer="$d" \
 		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS" \
-		offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$res.trials" || echo "bench: run $k_run ($kernel $prof) recorded an error" >&2
+		offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$res.trials" error="$err"
 }
-
-# zeroloss expands to one run per frame size.
-expand() {
-	local line=$1 prof
-	prof=$(cut -f12 <<<"$line")
-	if [ "$prof" = zeroloss ]; then
-		sed 's/\tzeroloss\t/\tzeroloss1470\t/' <<<"$line"
-		sed 's/\tzeroloss\t/\tzeroloss64\t/' <<<"$line"
-	else
-		echo "$line"
-	fi
-}
-while IFS= read -r l; do expand "$l"; done < "$OUT/plan.tsv" > "$OUT/plan-expanded.tsv"
-total=$(wc -l < "$OUT/plan-expanded.tsv")
-
-# The goals' ring: 256 if swept, else the first RING.
-ring_goal=$(for r in $RING; do echo "$r"; done | grep -x 256 || echo "${RING%% *}")
-# Saturation first (role sat): udp1470 offering SAT_OFFER on both kernels at
-# their defaults; half the baseline's median received rate becomes
-# UDP1470_RATE unless it was given.
-: > "$OUT/sat.tsv"
-rate_source=given sat_mbps=
-if [ -z "$UDP1470_RATE" ]; then
-	rate_source="half the baseline's median saturation rate"
-	[[ " $PROFILES " = *" udp1470 "* ]] || [ "$HIST" = 1 ] || rate_source=unused UDP1470_RATE=-
-	[ "$UDP1470_RATE" = - ] || ((SAT_REPS > 0)) || die "SAT_REPS=0 needs UDP1470_RATE"
-	if [ "$UDP1470_RATE" != - ]; then
-		for rep in $(seq "$SAT_REPS"); do
-			for k in baseline patched; do
-				printf '%s\tsat\t64\t16\toff\t0\t0\t%s\t%s\t%s\t%s\tudp1470\t%s\n' \
-					"$k" "$ring_goal" "${FIFO%% *}" "${LINK%% *}" "$PIN" "$rep"
-			done
-		done > "$OUT/sat.tsv"
-	fi
-fi
-total=$(( $(wc -l < "$OUT/sat.tsv") + $(wc -l < "$OUT/plan-expanded.tsv") ))
 
 start=$SECONDS
-k_run=0
 do_runs() {
-	local kernel role w n a i d ring fifo link pin prof rep el eta
-	while IFS=$'\t' read -r kernel role w n a i d ring fifo link pin prof rep; do
+	local kernel role w n a d ring fifo link pin prof rep el eta
+	while IFS=$'\t' read -r kernel role w n a d ring fifo link pin prof rep; do
 		k_run=$((k_run + 1))
+		CUR_STEP="run $k_run of $total ($kernel $role weight=$w refill=$n adaptive=$a defer=$d ring=$ring fifo=$fifo link=$link pin=$pin profile=$prof rep=$rep)"
 		el=$((SECONDS - start))
 		eta=$(( k_run > 1 ? el * (total - k_run + 1) / (k_run - 1) : 0 ))
 		printf '\rbench: run %d of %d  %dm%02ds elapsed, ETA %dm%02ds  %-8s %-5s w=%-4s n=%-3s ring=%-4s %-14s %-12s' \
 			"$k_run" "$total" $((el / 60)) $((el % 60)) $((eta / 60)) $((eta % 60)) \
 			"$kernel" "$role" "$w" "$n" "$ring" "$pin" "$prof"
-		run_one "$kernel" "$role" "$w" "$n" "$a" "$i" "$d" "$ring" "$fifo" "$link" "$pin" "$prof" "$rep" < /dev/null
+		run_one "$kernel" "$role" "$w" "$n" "$a" "$d" "$ring" "$fifo" "$link" "$pin" "$prof" "$rep" < /dev/null
 	done < "$1"
 }
 echo "bench: $total runs, results in ${OUT#"$top"/}"
 do_runs "$OUT/sat.tsv"
 if [ -s "$OUT/sat.tsv" ]; then
-	sat_mbps=$(python3 -c 'import csv, statistics, sys
+	sat_mbps=$(python3 - "$csv" <<'PY'
+import csv, statistics, sys
 v = [float(r["mbps"]) for r in csv.DictReader(open(sys.argv[1]))
-     if r["role"] == "sat" and r["kernel"] == "baseline" and r["mbps"]]
-print("%.1f" % statistics.median(v) if v else "")' "$csv")
-	[ -n "$sat_mbps" ] || die "no saturation measurement of the baseline (see $OUT/raw/*/iperf.json.err)"
-	UDP1470_RATE=$(python3 -c "print('%dM' % max(1, round($sat_mbps / 2)))")
+     if r["role"] == "sat" and r["kernel"] == "baseline" and r["status"] == "ok" and r["mbps"]]
+print("%.1f" % statistics.median(v) if v else "")
+PY
+)
+	[ -n "$sat_mbps" ] || lab_die "no saturation measurement of the baseline succeeded (see $OUT/raw/*/iperf.json.err)"
+	UDP1470_RATE=$(python3 -c 'import sys; print("%dM" % max(1, round(float(sys.argv[1]) / 2)))' "$sat_mbps")
 	printf '\nbench: baseline saturates at %s Mbit/s (median of %s); udp1470 offers %s\n' \
 		"$sat_mbps" "$SAT_REPS" "$UDP1470_RATE"
 fi
 write_meta
 do_runs "$OUT/plan-expanded.tsv"
-write_meta	# again, with every CPU layout as applied
 echo
+CUR_STEP="the poweroff after the last run"
 for k in patched baseline; do
 	lab_use "$k"
 	lab_poweroff || true
@@ -352,4 +528,9 @@ for k in patched baseline; do
 	splats=$(lab_console_splats)
 	[ -z "$splats" ] || echo "bench: the $k kernel logged errors (see $OUT/console-$k.log): $splats" >&2
 done
+STATUS=complete
+write_meta	# again, with every CPU layout as applied
+CUR_STEP="the report"
+IN_REPORT=1
 /usr/bin/python3 "$top/bench/report.py" "$OUT"
+IN_REPORT=0

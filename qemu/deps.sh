@@ -12,9 +12,10 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-# Measured on a cold run here (docs/harness.md): two unpacked 6.1 trees
-# (1.3 GiB each), their objects (0.3 GiB each), the debug kernel's tree and
-# objects (make soak, 3 GiB), ccache (1 GiB), results and slack.
+# Measured after a cold `make kernel baseline initramfs` here: build/ 4.9 GiB
+# (two unpacked 6.1 trees of 1.5 GiB, their objects of 0.2 GiB each, the
+# tarball's copy in the trees, the initramfs) and ccache 0.1 GiB; 10 GiB
+# leaves room for results and a debug kernel.
 NEED_GB=${NEED_GB:-10}
 
 die() { echo "deps: $*" >&2; exit 1; }

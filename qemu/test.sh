@@ -45,9 +45,23 @@ lab_on_die() {
 # Run a guest KTAP script as a subtest: guest_ktap NAME TIMEOUT COMMAND...
 # Each of its cases counts; a short count against its plan is one failure more.
 guest_ktap() {
-	local name=$1 t=$2 out rc=0 plan ran ok notok skip
+	local name=$1 t=$2 out rc=0
 	shift 2
 	out=$(lab_ctl --timeout "$t" "$@") || rc=$?
+	subtest "$name" "$rc" "$out"
+}
+
+# A host-side KTAP script as a subtest: host_ktap NAME TIMEOUT COMMAND...
+host_ktap() {
+	local name=$1 t=$2 out rc=0
+	shift 2
+	out=$(timeout "$t" "$@" 2>&1) || rc=$?
+	subtest "$name" "$rc" "$out"
+}
+
+# subtest NAME RC OUTPUT: count a KTAP subtest's cases, print it indented.
+subtest() {
+	local name=$1 rc=$2 out=$3 plan ran ok notok skip
 	echo "    # Subtest: $name"
 	sed 's/^/    /' <<<"$out"
 	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<<"$out" | head -1)
@@ -122,7 +136,7 @@ else
 	rc=0
 	wait "$client" || rc=$?
 	mbps=$(iperf3_mbps "$LAB_RUN/iperf3-weight.json")
-	if [ "$rc" -eq 0 ] && [ -n "$mbps" ] && python3 -c "import sys; sys.exit(not float('$mbps') > 0)"; then
+	if [ "$rc" -eq 0 ] && [ -n "$mbps" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 0)' "$mbps"; then
 		result 0 iperf3_host_to_guest "host to guest TCP: $mbps Mbit/s"
 	else
 		result 1 iperf3_host_to_guest "iperf3 exit $rc: $(tail -5 "$LAB_RUN/iperf3-weight.json")"
@@ -207,6 +221,17 @@ result "$rc" clean_poweroff
 
 splats=$(lab_console_splats)
 result "$([ -z "$splats" ] && echo 0 || echo 1)" console_free_of_splats "$splats"
+
+# The harness itself, on the host: bad input stops before anything runs;
+# interrupted runs leave nothing behind; one run at a time. The guest is
+# gone; the lock is released so that these tests can start runs of their own.
+lab_teardown
+if [ "${HOST_TESTS:-1}" = 1 ]; then
+	PHASE=bad_input
+	host_ktap bad_input 600 "$top/qemu/hosttests/bad-input"
+	PHASE=interruption
+	host_ktap interruption 1200 "$top/qemu/hosttests/interrupt"
+fi
 
 echo "1..$TOP"
 summary

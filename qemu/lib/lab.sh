@@ -12,7 +12,14 @@
 #
 # Settings (environment): ACCEL=tcg|kvm (tcg; kvm hangs on these machines),
 # VCPUS (1), MEM in MiB (512), FIFO = tap txqueuelen, the emulated NIC FIFO in
-# frames (32), BOOT_TIMEOUT in s (60).
+# frames (32), BOOT_TIMEOUT in s (60), LAB_LOCK_WAIT in s (0: a second lab run
+# refuses at once; S: it waits up to S seconds for the running one).
+#
+# What a run starts, and only that, goes when it ends (EXIT, or INT, TERM or
+# HUP at any point): its QEMU (whose own pid the harness holds), every process
+# in its namespaces, the namespaces with their taps and qdiscs. Namespaces are
+# named napilab-<tag>-<pid> (napilab-<tag>-<guest>-<pid> for several guests);
+# one run at a time holds the machine-wide lock $LAB_LOCK.
 
 LAB_TOP=${LAB_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 LAB_HOST_IP=198.18.0.1
@@ -26,6 +33,11 @@ LAB_TAG=
 # side): lab_new NAME / lab_use NAME switch the three globals above.
 LAB_CUR=
 declare -A LAB_ALL_NS=() LAB_ALL_RUN=() LAB_ALL_QEMU=()
+LAB_LOCK=${LAB_LOCK:-/run/lock/napilab.lock}
+LAB_LOCK_FD=	# 9 while held; children never inherit it (9>&-)
+LAB_SIGNAL=
+# The names this harness gives its namespaces, and only those.
+LAB_NS_RE='^napilab-[a-z0-9]+(-[a-z0-9]+)?-([0-9]+)$'
 
 # A script may define lab_on_die to report the failure its own way first.
 lab_die() {
@@ -44,20 +56,65 @@ lab_console_tail() {
 	tail -n "$n" "$LAB_RUN/console.log" | tr -d '\r'
 }
 
-# Remove what a killed earlier run left: netns lab-<tag>-<pid> whose pid is gone,
-# and the QEMU it started.
+# Kill every process inside netns $1 and wait (bounded) until none is left.
+lab_ns_kill() {
+	local i pids
+	for i in $(seq 50); do
+		pids=$(ip netns pids "$1" 2>/dev/null) || return 0
+		[ -n "$pids" ] || return 0
+		# shellcheck disable=SC2086 # one pid a word
+		kill -9 $pids 2>/dev/null || true
+		sleep 0.1
+	done
+	echo "lab: processes still in netns $1 after 5 s: $(ip netns pids "$1" 2>/dev/null | tr '\n' ' ')" >&2
+}
+
+# Remove what a killed earlier run left: a namespace named by this harness
+# (LAB_NS_RE) whose run's pid is gone, and whatever still runs inside it.
+# Nothing else is touched: no pid from a file, no other namespace.
 lab_reap_stale() {
-	local ns pid run qpid
+	local ns pid
 	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
-		case $ns in lab-*-[0-9]*) ;; *) continue ;; esac
-		pid=${ns##*-}
+		[[ $ns =~ $LAB_NS_RE ]] || continue
+		pid=${BASH_REMATCH[2]}
 		kill -0 "$pid" 2>/dev/null && continue
-		for run in $(find "$LAB_TOP"/build/run/*-"$pid" -name qemu.pid 2>/dev/null); do
-			qpid=$(cat "$run" 2>/dev/null) || continue
-			kill -9 "$qpid" 2>/dev/null || true
-		done
+		echo "lab: removing netns $ns left by an earlier run (pid $pid is gone)" >&2
+		lab_ns_kill "$ns"
 		ip netns del "$ns" 2>/dev/null || true
 	done
+}
+
+# One lab run at a time on this machine (guests share 2 CPUs; a second run
+# would void the first one's measurements). LAB_LOCK_WAIT=S waits S seconds.
+lab_lock() {
+	local wait=${LAB_LOCK_WAIT:-0} owner
+	[[ $wait =~ ^(0|[1-9][0-9]{0,5})$ ]] || lab_die "LAB_LOCK_WAIT: seconds, not '$wait'"
+	mkdir -p "$(dirname "$LAB_LOCK")"
+	exec 9>>"$LAB_LOCK"
+	LAB_LOCK_FD=9
+	if ! flock -n "$LAB_LOCK_FD"; then
+		owner=$(cat "$LAB_LOCK.owner" 2>/dev/null || echo "unknown")
+		if [ "$wait" -eq 0 ]; then
+			exec 9>&-
+			LAB_LOCK_FD=
+			lab_die "another lab run is running ($owner); wait for it, stop it, or set LAB_LOCK_WAIT=seconds to queue"
+		fi
+		echo "lab: waiting up to $wait s for the running lab run ($owner)" >&2
+		if ! flock -w "$wait" "$LAB_LOCK_FD"; then
+			exec 9>&-
+			LAB_LOCK_FD=
+			lab_die "the running lab run ($owner) did not end within $wait s"
+		fi
+	fi
+	echo "pid $$, $LAB_TAG in $LAB_TOP, since $(date -u +%H:%M:%SZ)" > "$LAB_LOCK.owner"
+}
+
+lab_unlock() {
+	[ -n "$LAB_LOCK_FD" ] || return 0
+	rm -f "$LAB_LOCK.owner"
+	flock -u "$LAB_LOCK_FD" 2>/dev/null || true
+	exec 9>&-
+	LAB_LOCK_FD=
 }
 
 lab_save() {
@@ -80,20 +137,43 @@ lab_use() {
 lab_new() {
 	lab_save
 	LAB_CUR=$1
-	LAB_NS=lab-$LAB_TAG-$1-$$
+	LAB_NS=napilab-$LAB_TAG-$1-$$
 	LAB_RUN=$LAB_TOP/build/run/$LAB_TAG-$$/$1
 	LAB_QEMU_PID=
 	mkdir -p "$LAB_RUN"
 	lab_save
 }
 
+# Every guest of this run, then the lock. Safe to call twice.
 lab_teardown() {
 	local n
 	lab_save
 	for n in "${!LAB_ALL_NS[@]}"; do
 		LAB_CUR=$n LAB_NS=${LAB_ALL_NS[$n]} LAB_QEMU_PID=${LAB_ALL_QEMU[$n]}
 		lab_teardown_one
+		LAB_ALL_NS[$n]= LAB_ALL_QEMU[$n]=
 	done
+	lab_unlock
+}
+
+# The EXIT trap: a script's own lab_on_exit (status files, reports) first,
+# then the teardown. Further INT/TERM/HUP are ignored so that it completes.
+lab_exit() {
+	local rc=$?
+	trap '' INT TERM HUP
+	if declare -F lab_on_exit >/dev/null; then
+		lab_on_exit "$rc" || true
+	fi
+	lab_teardown
+	return "$rc"
+}
+
+# INT, TERM, HUP: note which, leave through the EXIT trap with 128 + signo.
+lab_signal() {
+	LAB_SIGNAL=$1
+	trap '' INT TERM HUP
+	printf '\nlab: SIG%s: stopping, removing what this run started\n' "$1" >&2
+	exit "$2"
 }
 
 lab_teardown_one() {
@@ -108,7 +188,7 @@ lab_teardown_one() {
 	fi
 	LAB_QEMU_PID=
 	if [ -n "$LAB_NS" ]; then
-		ip netns pids "$LAB_NS" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+		lab_ns_kill "$LAB_NS"
 		ip netns del "$LAB_NS" 2>/dev/null || true
 	fi
 	LAB_NS=
@@ -124,21 +204,31 @@ lab_init() {
 	kvm) echo "lab: ACCEL=kvm requested; a KVM guest hangs on these machines" >&2 ;;
 	*) lab_die "ACCEL must be tcg or kvm, not '${ACCEL}'" ;;
 	esac
-	lab_reap_stale
+	[[ $tag =~ ^[a-z0-9]+$ ]] || lab_die "lab_init: tag '$tag' is not [a-z0-9]+"
 	LAB_TAG=$tag
-	LAB_NS=lab-$tag-$$
+	trap 'lab_exit' EXIT
+	trap 'lab_signal INT 130' INT
+	trap 'lab_signal TERM 143' TERM
+	trap 'lab_signal HUP 129' HUP
+	lab_lock
+	lab_reap_stale
+	LAB_NS=napilab-$tag-$$
 	LAB_RUN=$LAB_TOP/build/run/$tag-$$
 	rm -rf "$LAB_RUN"
 	mkdir -p "$LAB_RUN"
 	LAB_CUR=main
 	lab_save
-	trap 'lab_teardown' EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
 }
 
+# A command in the current guest's netns; it does not inherit the lock.
 lab_host() {
-	ip netns exec "$LAB_NS" "$@"
+	ip netns exec "$LAB_NS" "$@" 9>&-
+}
+
+# A QMP command to the current guest's QEMU (qemu/qmp.py):
+#   lab_qmp set_link name=n0 up=false     lab_qmp stop     lab_qmp cont
+lab_qmp() {
+	python3 "$LAB_TOP/qemu/qmp.py" "$LAB_RUN/qmp.sock" "$@"
 }
 
 lab_ctl() {
@@ -187,7 +277,7 @@ lab_boot() {
 		console=(-chardev "file,id=con,path=$LAB_RUN/console.log" -serial chardev:con)
 	fi
 	qemu_args=(
-		-name "lab-${LAB_NS},debug-threads=on"
+		-name "${LAB_NS},debug-threads=on"
 		-machine pc -accel "${ACCEL:-tcg}" -smp "${VCPUS:-1}" -m "${MEM:-512}"
 		-nodefaults -no-user-config -display none -no-reboot
 		-kernel "$kernel" -initrd "$initrd"
@@ -198,20 +288,29 @@ lab_boot() {
 		-netdev tap,id=n0,ifname=tap0,script=no,downscript=no
 		-device e1000,netdev=n0,mac=52:54:00:12:34:56
 		"${nic2[@]}"
+		-qmp "unix:$LAB_RUN/qmp.sock,server=on,wait=off"
 		-pidfile "$LAB_RUN/qemu.pid"
 	)
 	echo "${qemu_args[*]}" > "$LAB_RUN/qemu.cmdline"
+	# Started directly (no function, no subshell): the child execs ip, which
+	# execs QEMU in the netns, so $! is QEMU's own pid (checked against its
+	# pidfile below).
 	if [ "$mode" = shell ]; then
-		lab_host qemu-system-x86_64 "${qemu_args[@]}" &
+		ip netns exec "$LAB_NS" qemu-system-x86_64 "${qemu_args[@]}" 9>&- &
 		LAB_QEMU_PID=$!
+		lab_save
 		wait "$LAB_QEMU_PID" || true
 		LAB_QEMU_PID=
+		lab_save
 		return 0
 	fi
-	lab_host qemu-system-x86_64 "${qemu_args[@]}" </dev/null >"$LAB_RUN/qemu.log" 2>&1 &
+	ip netns exec "$LAB_NS" qemu-system-x86_64 "${qemu_args[@]}" \
+		</dev/null >"$LAB_RUN/qemu.log" 2>&1 9>&- &
 	LAB_QEMU_PID=$!
 	lab_save
 	lab_wait_agent "${BOOT_TIMEOUT:-60}"
+	[ "$(cat "$LAB_RUN/qemu.pid" 2>/dev/null)" = "$LAB_QEMU_PID" ] ||
+		lab_die "QEMU's pidfile says $(cat "$LAB_RUN/qemu.pid" 2>/dev/null), the harness holds $LAB_QEMU_PID"
 }
 
 lab_wait_agent() {
@@ -256,10 +355,8 @@ lab_poweroff() {
 # "CPU n/KVM", named by -name debug-threads=on) to $1, every other thread
 # (main loop with the tap's I/O, workers) to $2. Prints what it did.
 lab_pin() {
-	local vcpu=$1 rest=$2 t comm qpid
-	# LAB_QEMU_PID is the shell that runs "ip netns exec"; QEMU's own pid
-	# is in its pidfile.
-	qpid=$(cat "$LAB_RUN/qemu.pid") || lab_die "no QEMU pidfile in $LAB_RUN"
+	local vcpu=$1 rest=$2 t comm qpid=$LAB_QEMU_PID
+	[ -n "$qpid" ] || lab_die "lab_pin: guest $LAB_CUR has no QEMU"
 	for t in /proc/"$qpid"/task/*; do
 		comm=$(cat "$t/comm" 2>/dev/null) || continue
 		case $comm in
