@@ -18,6 +18,21 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # leaves room for results and a debug kernel.
 NEED_GB=${NEED_GB:-10}
 
+# dracut-core, not dracut: Debian's dracut Conflicts: initramfs-tools and would
+# take over the host's own initramfs; dracut-core ships /usr/bin/dracut alone.
+pkgs=(
+	linux-source-6.1 gcc make bc flex bison libelf-dev libssl-dev cpio kmod
+	xz-utils ccache rsync patch perl sparse git
+	qemu-system-x86 iperf3 dracut-core ethtool iproute2 iputils-ping util-linux procps coreutils
+	python3 python3-matplotlib python3-numpy python3-scipy
+)
+
+# --list: the packages, one a line (qemu/hosttests/deps simulates them).
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' "${pkgs[@]}"
+	exit 0
+fi
+
 die() { echo "deps: $*" >&2; exit 1; }
 say() { echo "  CHECK   $*"; }
 
@@ -46,15 +61,6 @@ kvm)
 	;;
 *) die "accel: ACCEL must be tcg or kvm" ;;
 esac
-
-# dracut-core, not dracut: Debian's dracut Conflicts: initramfs-tools and would
-# take over the host's own initramfs; dracut-core ships /usr/bin/dracut alone.
-pkgs=(
-	linux-source-6.1 gcc make bc flex bison libelf-dev libssl-dev cpio kmod
-	xz-utils ccache rsync patch perl sparse git
-	qemu-system-x86 iperf3 dracut-core ethtool iproute2 iputils-ping util-linux procps coreutils
-	python3 python3-matplotlib python3-numpy python3-scipy
-)
 
 missing=()
 for p in "${pkgs[@]}"; do

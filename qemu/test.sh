@@ -227,10 +227,14 @@ result "$([ -z "$splats" ] && echo 0 || echo 1)" console_free_of_splats "$splats
 # gone; the lock is released so that these tests can start runs of their own.
 lab_teardown
 if [ "${HOST_TESTS:-1}" = 1 ]; then
+	PHASE=deps
+	host_ktap deps 120 "$top/qemu/hosttests/deps"
 	PHASE=bad_input
 	host_ktap bad_input 600 "$top/qemu/hosttests/bad-input"
 	PHASE=interruption
 	host_ktap interruption 1200 "$top/qemu/hosttests/interrupt"
+	PHASE=failures
+	host_ktap failures 900 "$top/qemu/hosttests/failures"
 fi
 
 echo "1..$TOP"
