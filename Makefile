@@ -9,11 +9,11 @@ export ACCEL VCPUS MEM FIFO BOOT_TIMEOUT CHURN_SECS LAB_LOCK_WAIT
 # Bench axes (bench/run.sh): make bench WEIGHTS="4 8 16" REFILL="0 16" ...
 export WEIGHTS REFILL ADAPTIVE DEFER RING LINK LINK_BURST BOOT_ORDER PROFILES REPS SECS CALIB PIN \
 	CALIB_PINS HIST SAT_REPS SAT_OFFER \
-	UDP1470_RATE UDP64_RATE OUT R
+	UDP1470_RATE UDP64_RATE OUT R MIN_REPS MAX_REPS BENCH_SEED
 # Targets run in the order written: the knobs are checked before anything runs.
 .NOTPARALLEL:
 
-.PHONY: all deps kernel baseline initramfs boot smoke test bench report check clean distclean \
+.PHONY: all deps kernel baseline initramfs boot smoke test bench aa report check clean distclean \
 	args-lab args-bench args-report
 
 # Every knob is checked before any install, build or run: one line and exit
@@ -33,6 +33,12 @@ all: args-bench kernel baseline initramfs
 ## make bench: the full sweep; axes on the command line (see bench/run.sh)
 bench: args-bench kernel baseline initramfs
 	@bench/run.sh
+
+## make aa: the baseline kernel in both slots, the goal profiles as a paired
+## sweep: every interval must contain 1.0; their half-widths are the lab's
+## resolution (REPS=20 by default, about 30 minutes)
+aa: args-bench baseline initramfs
+	@AA=1 REPS=$${REPS:-20} bench/run.sh
 
 ## make report R=results/<stamp>: redo summary.md and plots from runs.csv
 report: args-report deps

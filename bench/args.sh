@@ -97,7 +97,17 @@ args_bench() {
 			args_die "LINK_BURST: a tc size of at least 2kb (one frame must fit), like 3kb or 64kb, not '$LINK_BURST'"
 	fi
 	[ -z "${PROFILES:-}" ] || args_words PROFILES "$PROFILES" tcp tcp4 udp1470 udp64 zeroloss idle
-	[ -z "${REPS:-}" ] || { args_one REPS "$REPS"; args_num REPS "$REPS" 1 100; }
+	if [ -n "${REPS:-}" ] && [ "$REPS" != auto ]; then
+		args_one REPS "$REPS"
+		[[ $REPS =~ ^[0-9]+$ ]] || args_die "REPS: a number of repetitions or auto, not '$REPS'"
+		args_num REPS "$REPS" 1 100
+	fi
+	[ -z "${MIN_REPS:-}" ] || { args_one MIN_REPS "$MIN_REPS"; args_num MIN_REPS "$MIN_REPS" 1 100; }
+	[ -z "${MAX_REPS:-}" ] || { args_one MAX_REPS "$MAX_REPS"; args_num MAX_REPS "$MAX_REPS" 1 100; }
+	[ "${REPS:-}" != auto ] || ((${MIN_REPS:-6} <= ${MAX_REPS:-12})) ||
+		args_die "MIN_REPS ${MIN_REPS:-6} exceeds MAX_REPS ${MAX_REPS:-12}"
+	[ -z "${AA:-}" ] || { args_one AA "$AA"; args_words AA "$AA" 0 1; }
+	[ -z "${BENCH_SEED:-}" ] || { args_one BENCH_SEED "$BENCH_SEED"; args_num BENCH_SEED "$BENCH_SEED" 0 2147483647; }
 	[ -z "${SAT_REPS:-}" ] || { args_one SAT_REPS "$SAT_REPS"; args_num SAT_REPS "$SAT_REPS" 0 100; }
 	[ -z "${CALIB:-}" ] || { args_one CALIB "$CALIB"; args_words CALIB "$CALIB" 0 1; }
 	[ -z "${HIST:-}" ] || { args_one HIST "$HIST"; args_words HIST "$HIST" 0 1; }

@@ -1,17 +1,28 @@
 #!/usr/bin/env python3
 """Expand the bench axes into the list of runs, one TSV line each.
 
+    plan.py REP          the runs of repetition REP (1, 2, ...)
+
 Columns: kernel role weight refill adaptive defer ring fifo link pin
-profile rep.
-The patched kernel gets every combination of the axes; the baseline (fixed
-weight 64, refill 16, no adaptive quota) every combination of the axes it has
-(defer, ring, fifo, link); the calibration (role calib: ring 4096, weight 256
-on the patched kernel, ring 4096 on the baseline) measures the emulator's own
-drop floor with tcp, once per CPU layout of CALIB_PINS (the sweep runs use
-PIN); with HIST=1 both kernels at their defaults (ring 256 if swept, else the
-first RING) run tcp and udp1470 with the napi_poll histogram on (role hist).
-Within a repetition the runs are shuffled with the
-repetition as seed, so drift spreads evenly and a sweep is reproducible.
+profile rep pair.
+
+Every run is one half of a pair: a patched configuration and the baseline
+(fixed weight 64, refill 16, no adaptive quota) with the same environment
+(defer, ring, fifo, link, CPU layout) and profile, run back to back, so that
+the drift of the machine between minutes cancels inside the pair. Which of
+the two runs first is drawn at random for every pair (AB or BA). The pairs:
+
+* role sweep: every combination of the patched axes, each with its
+  baseline twin;
+* role calib (CALIB=1): ring 4096 (weight 256 on the patched kernel), tcp,
+  once per link mode of LINK and CPU layout of CALIB_PINS: the ceiling no RX
+  policy can pass;
+* role hist (HIST=1): both kernels at their defaults (ring 256 if swept,
+  else the first RING), tcp and udp1470, with the napi_poll histogram on.
+
+Within a repetition the pairs are shuffled. Everything random comes from
+BENCH_SEED (meta.json records it) and the repetition, so a sweep is
+reproducible and REPS=auto can add repetitions one at a time.
 """
 import itertools
 import os
@@ -23,46 +34,59 @@ def axis(name, default):
     return os.environ.get(name, default).split()
 
 
-def main():
+def pairs():
     weights = axis("WEIGHTS", "4 8 16 32 64 128")
     refills = axis("REFILL", "0 16")
     adaptive = axis("ADAPTIVE", "off")
     defers = axis("DEFER", "0")
     rings = axis("RING", "256")
     fifos = axis("FIFO", "32")
-    links = axis("LINK", "none")
-    profiles = axis("PROFILES", "tcp tcp4 udp1470 udp64")
-    reps = int(os.environ.get("REPS", "3"))
+    links = axis("LINK", "1gbit")
+    # zeroloss is two pairs: 1470 B and 64 B payloads
+    profiles = []
+    for p in axis("PROFILES", "tcp tcp4 udp1470 udp64"):
+        profiles += ["zeroloss1470", "zeroloss64"] if p == "zeroloss" else [p]
     calib = os.environ.get("CALIB", "1") == "1"
     pin = os.environ.get("PIN", "split")
     calib_pins = axis("CALIB_PINS", "none split client-on-vcpu")
     hist = os.environ.get("HIST", "1") == "1"
     ring_goal = "256" if "256" in rings else rings[0]
 
-    configs = []
+    out = []
     for w, n, a, d, r, f, l in itertools.product(
             weights, refills, adaptive, defers, rings, fifos, links):
-        configs.append(("patched", "sweep", w, n, a, d, r, f, l, pin))
-    for d, r, f, l in itertools.product(defers, rings, fifos, links):
-        configs.append(("baseline", "sweep", "64", "16", "off", d, r, f, l,
-                        pin))
-    runs = [c + (p,) for c in configs for p in profiles]
+        for p in profiles:
+            out.append((("patched", "sweep", w, n, a, d, r, f, l, pin, p),
+                        ("baseline", "sweep", "64", "16", "off", d, r, f, l, pin, p)))
     if calib:
         for f, l, c in itertools.product(fifos, links, calib_pins):
-            runs.append(("patched", "calib", "256", "16", "off", "0",
-                         "4096", f, l, c, "tcp"))
-            runs.append(("baseline", "calib", "64", "16", "off", "0",
-                         "4096", f, l, c, "tcp"))
+            out.append((("patched", "calib", "256", "16", "off", "0", "4096", f, l, c, "tcp"),
+                        ("baseline", "calib", "64", "16", "off", "0", "4096", f, l, c, "tcp")))
     if hist:
-        for k, p in itertools.product(("patched", "baseline"),
-                                      ("tcp", "udp1470")):
-            runs.append((k, "hist", "64", "16", "off", "0", ring_goal,
-                         fifos[0], links[0], pin, p))
-    for rep in range(1, reps + 1):
-        order = list(runs)
-        random.Random(rep).shuffle(order)
-        for r in order:
-            print("\t".join(r + (str(rep),)))
+        for p in ("tcp", "udp1470"):
+            out.append((("patched", "hist", "64", "16", "off", "0", ring_goal, fifos[0],
+                         links[0], pin, p),
+                        ("baseline", "hist", "64", "16", "off", "0", ring_goal, fifos[0],
+                         links[0], pin, p)))
+    return out
+
+
+def main():
+    if len(sys.argv) != 2 or not sys.argv[1].isdigit():
+        print("usage: plan.py REP", file=sys.stderr)
+        return 2
+    rep = int(sys.argv[1])
+    seed = int(os.environ.get("BENCH_SEED", "1"))
+    rng = random.Random(seed * 100003 + rep)
+    order = pairs()
+    rng.shuffle(order)
+    n = len(order)
+    for i, pair in enumerate(order):
+        if rng.random() < 0.5:
+            pair = pair[::-1]
+        for run in pair:
+            print("\t".join(run + (str(rep), "%d-%d" % (rep, i + 1))))
+    return 0 if n else 1
 
 
 if __name__ == "__main__":

@@ -13,10 +13,14 @@ summary.md is written whole or not at all.
 """
 import csv
 import json
+import math
 import os
 import statistics
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import paired  # noqa: E402
 
 CONFIG = ("kernel", "role", "weight", "refill", "adaptive", "idle_limit",
           "defer", "ring", "fifo", "link")
@@ -102,17 +106,21 @@ def group(rows, keys):
 
 
 def metric(runs, key):
-    if key == "irq_per_1000":
-        return stats([per_1000(r, "irqs") for r in runs])
-    if key == "cpu_busy":
-        return stats([100.0 - num(r["cpu_idle"]) if num(r.get("cpu_idle")) is not None
-                      else None for r in runs])
     if key == "unattributed":
         return stats([unattributed(r) for r in runs])
     if key == "loss_pct":
         return stats([100.0 * num(r["lost"]) / num(r["sent"])
                       if num(r.get("sent")) else None for r in runs])
-    return stats([num(r.get(key)) for r in runs])
+    return stats([value(r, key) for r in runs])
+
+
+def calib_mbps(rows, env):
+    """The calibration's TCP median (ring 4096, both kernels) at the same
+    FIFO, link and CPU layout: the ceiling no RX policy can pass."""
+    c = [r for r in rows if r["role"] == "calib" and r["fifo"] == env["fifo"]
+         and r["link"] == env["link"] and r["pin"] == env.get("pin", r["pin"])]
+    m = metric(c, "mbps")
+    return m[0] if m else None
 
 
 def baseline_for(rows, cfg, prof):
@@ -134,7 +142,10 @@ def profile_table(rows, prof):
             ("sock_drops", "socket drops", 0), ("softnet_drops", "softnet", 0),
             ("unattributed", "lost, no place", 0),
             ("ring_exhausted", "ring exhausted", 0),
-            ("irq_per_1000", "irq/1000 pkt", 1), ("cpu_softirq", "softirq %", 1),
+            ("irq_per_1000", "irq/1000 pkt", 1),
+            ("refills_per_1000", "refills/1000 pkt", 1), ("cpu_softirq", "softirq %", 1),
+            ("cpu_us_per_pkt", "CPU us/pkt", 2), ("kpps", "kpps received", 1),
+            ("rtt_p50_ms", "RTT p50 ms (load)", 3), ("rtt_p99_ms", "RTT p99 ms (load)", 3),
             ("rtt_ms", "RTT ms", 3)]
     prow = [r for r in rows if r["profile"] == prof and r["role"] == "sweep"]
     if not prow:
@@ -145,11 +156,16 @@ def profile_table(rows, prof):
         or (c[0] == "loss_pct" and any(r.get("sent") for r in prow))
         or (c[0] == "unattributed" and not prof.startswith("zeroloss")
             and any(r.get("sent") for r in prow))
-        or (c[0] == "irq_per_1000"))]
+        or (c[0] == "irq_per_1000")
+        or (c[0] in ("refills_per_1000", "cpu_us_per_pkt")
+            and any(value(r, c[0]) is not None for r in prow))
+        or (c[0] == "kpps" and prof == "udp64"))]
+    calib = prof in ("tcp", "tcp4") and any(r["role"] == "calib" for r in rows)
     out = ["### %s" % prof, "",
            "| kernel | weight | refill | adaptive | idle limit | defer | ring | fifo | link | n | " +
-           " | ".join(c[1] for c in present) + " | Mbit/s vs baseline | FIFO drops vs baseline |",
-           "|" + "---|" * (10 + len(present) + 2)]
+           " | ".join(c[1] for c in present) + " | Mbit/s vs baseline | FIFO drops vs baseline |"
+           + (" of calibration |" if calib else ""),
+           "|" + "---|" * (10 + len(present) + 2 + calib)]
     g = group(prow, CONFIG)
     for cfg in sorted(g, key=lambda c: (c[0] != "baseline", int(c[7]), int(c[8]), c[9],
                                         int(c[6]), c[4], c[5], c[3], int(c[2]))):
@@ -165,10 +181,15 @@ def profile_table(rows, prof):
             n = "16 (fixed)"
         else:
             w, n = env["weight"], env["refill"]
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        frac = ""
+        if calib:
+            c = calib_mbps(rows, dict(env, pin=runs[0]["pin"]))
+            m = metric(runs, "mbps")
+            frac = " %s |" % ("%.2f" % (m[0] / c) if c and m else "-")
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s" % (
             env["kernel"], w, n, env["adaptive"], env["idle_limit"], env["defer"], env["ring"],
             env["fifo"], env["link"], n_cell(runs, CONFIG + ("role", "profile"), cfg + ("sweep", prof)),
-            " | ".join(cells), " | ".join(rv)))
+            " | ".join(cells), " | ".join(rv), frac))
     out.append("")
     return out
 
@@ -181,86 +202,212 @@ def defaults_cfg(rows):
             and r["defer"] == "0"]
 
 
-def goals(rows, meta):
+def value(r, key):
+    """One run's value of a metric (None when the run lacks it)."""
+    if key == "irq_per_1000":
+        return per_1000(r, "irqs")
+    if key == "refills_per_1000":
+        return per_1000(r, "rx_refills")
+    if key == "cpu_busy":
+        return 100.0 - num(r["cpu_idle"]) if num(r.get("cpu_idle")) is not None else None
+    if key == "kpps":  # datagrams received per second, in thousands
+        sent, lost, secs = num(r.get("sent")), num(r.get("lost")), num(r.get("secs"))
+        return (sent - lost) / secs / 1000.0 if sent and lost is not None and secs else None
+    if key == "pdr_kpps":  # the PDR rate found, 64 B payloads
+        v = num(r.get("offered_mbps"))
+        return v * 1e6 / (64 * 8) / 1000.0 if v is not None else None
+    if key == "pdr_mbps":
+        return num(r.get("offered_mbps"))
+    return num(r.get(key))
+
+
+# The goals of docs/results.md: (metric, label, profile, target, estimator).
+# "No worse" goals carry their margin in the target (<= 1.05x).
+GOALS = (
+    ("pdr_mbps", "PDR 0.1 % rate, 1470 B (Mbit/s)", "zeroloss1470", ">= 1.25x", "ratio"),
+    ("pdr_kpps", "PDR 0.1 % rate, 64 B payload / 106 B frame (kpps)", "zeroloss64",
+     ">= 1.25x", "ratio"),
+    ("mbps", "TCP 1 stream (Mbit/s)", "tcp", ">= 1.25x", "ratio"),
+    ("fifo_drops", "TCP 1 stream FIFO drops", "tcp", "<= 0.5x", "count"),
+    ("rtt_p99_ms", "TCP: ping RTT p99 under load (no worse)", "tcp", "<= 1.05x", "ratio"),
+    ("cpu_us_per_pkt", "TCP: guest CPU per packet (no worse)", "tcp", "<= 1.05x", "ratio"),
+    ("lost", "UDP 1470 B lost datagrams", "udp1470", "<= 0.5x", "count"),
+    ("irq_per_1000", "UDP 1470 B interrupts per 1000 packets", "udp1470", "<= 0.5x", "ratio"),
+    ("cpu_busy", "idle: guest CPU busy % (no worse)", "idle", "<= 1.05x", "ratio"),
+    ("rtt_ms", "idle: ping RTT (no worse)", "idle", "<= 1.05x", "ratio"),
+)
+
+# What `make aa` reports as the lab's resolution: (metric, label, profile).
+RESOLUTION = (
+    ("mbps", "TCP throughput", "tcp"),
+    ("mbps", "UDP 1470 B throughput", "udp1470"),
+    ("kpps", "UDP 64 B packet rate", "udp64"),
+    ("irq_per_1000", "TCP interrupts per 1000 packets", "tcp"),
+    ("irq_per_1000", "UDP 1470 B interrupts per 1000 packets", "udp1470"),
+    ("cpu_us_per_pkt", "TCP CPU per packet", "tcp"),
+    ("cpu_us_per_pkt", "UDP 1470 B CPU per packet", "udp1470"),
+    ("rtt_p99_ms", "TCP ping RTT p99 under load", "tcp"),
+)
+
+
+def goal_env(rows):
+    """The goals' setting: ring 256, FIFO 32, the first link mode swept."""
     sw = [r for r in rows if r["role"] == "sweep"]
 
     def pick(col, want):
-        have = sorted({r[col] for r in sw}, key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else v))
-        return want if want in have else have[0]
-    # The goals' setting: ring 256, FIFO 32, no pacing, where swept.
-    ring, fifo, link = pick("ring", "256"), pick("fifo", "32"), pick("link", "none")
-    env = {"ring": ring, "fifo": fifo, "link": link}
-    p = [r for r in defaults_cfg(rows) if all(r[k] == v for k, v in env.items())]
-    b = [r for r in sw if r["kernel"] == "baseline" and r["defer"] == "0"
-         and all(r[k] == v for k, v in env.items())]
-    lines = ["## Goals: patched at its defaults (weight 64, refill 16, adaptive off, "
-             "idle limit 0) vs baseline, ring %s, FIFO %s, link %s, same run"
-             % (ring, fifo, link), "",
-             "| goal | patched | baseline | ratio | paired ratio (reps) | target | met |",
-             "|---|---|---|---|---|---|---|"]
-    done = complete(meta)
+        have = sorted({r[col] for r in sw},
+                      key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else v))
+        return want if want in have else (have[0] if have else want)
+    links = [r["link"] for r in sw]
+    return {"ring": pick("ring", "256"), "fifo": pick("fifo", "32"),
+            "link": links[0] if links else "none"}
 
-    def paired(pr, br, key):
-        """Ratio of patched to baseline within each repetition: the two ran
-        minutes apart, so drift between repetitions cancels."""
-        out = []
-        for rep in sorted({r["rep"] for r in pr} & {r["rep"] for r in br}):
-            x = metric([r for r in pr if r["rep"] == rep], key)
-            y = metric([r for r in br if r["rep"] == rep], key)
-            if x is not None and y is not None and y[0]:
-                out.append(x[0] / y[0])
-        s = stats(out)
-        return "%.2fx [%.2f-%.2f] (%d)" % (s + (len(out),)) if s else "-"
 
-    def row(name, key, prof, target, better_high=True, digits=1):
-        pr = [r for r in p if r["profile"] == prof]
-        br = [r for r in b if r["profile"] == prof]
-        a, c = metric(pr, key), metric(br, key)
-        if a is None or c is None:
-            lines.append("| %s | - | - | - | - | %s | %s |" % (
-                name, target, "not measured in this sweep" if done else "incomplete"))
-            return
-        if c[0] == 0:
-            r = "-"
-            if not a[0]:  # 0 is the best a lower-is-better figure can do
-                met = "yes (both 0)" if not better_high else "**no** (both 0)"
-            else:  # no ratio; a higher-is-better figure above 0 beats it
-                met = "yes (baseline 0)" if better_high else "**no** (baseline 0)"
-        else:
-            rv = a[0] / c[0]
-            r = "%.2fx" % rv
-            t = float(target.strip("<>= x"))
-            met = "yes" if (rv >= t if better_high else rv <= t) else "**no**"
-        if (a[0] or c[0]) and a[1] <= c[2] and c[1] <= a[2]:  # both 0 needs no caveat
-            met += " (min-max ranges overlap: not significant)"
-        if not done:
-            met = "incomplete"
-        lines.append("| %s | %s (n=%d) | %s (n=%d) | %s | %s | %s | %s |" % (
-            name, fmt(a, digits), len(pr), fmt(c, digits), len(br), r, paired(pr, br, key),
-            target, met))
+def pairs_of(rows, prof, key, env, patched_ok=lambda r: True):
+    """(patched, baseline) values of the pairs of one profile at env: the
+    patched run at its defaults and its baseline twin of the same pair (old
+    sweeps without a pair column pair by repetition)."""
+    def pid(r):
+        return r.get("pair") or "rep-" + r["rep"]
+    p = {pid(r): r for r in defaults_cfg(rows)
+         if r["profile"] == prof and all(r[k] == v for k, v in env.items())
+         and patched_ok(r)}
+    b = {pid(r): r for r in rows if r["kernel"] == "baseline" and r["role"] == "sweep"
+         and r["defer"] == "0" and r["profile"] == prof
+         and all(r[k] == v for k, v in env.items())}
+    out = []
+    for k in sorted(set(p) & set(b)):
+        x, y = value(p[k], key), value(b[k], key)
+        if x is not None and y is not None:
+            out.append((x, y))
+    return out
 
-    row("zero-loss rate 1470 B (Mbit/s)", "offered_mbps", "zeroloss1470", ">= 1.25x")
-    row("zero-loss rate 64 B (Mbit/s)", "offered_mbps", "zeroloss64", ">= 1.25x")
-    row("TCP 1 stream (Mbit/s)", "mbps", "tcp", ">= 1.25x")
-    row("TCP 1 stream FIFO drops", "fifo_drops", "tcp", "<= 0.5x", False, 0)
+
+def config_label(env, meta):
+    link = env["link"]
+    if link != "none":
+        link = "%s/%s" % (link, meta.get("parameters", {}).get("LINK_BURST") or "?")
+    return "weight 64, refill 16, adaptive off, defer 0, ring %s, FIFO %s, link %s" % (
+        env["ring"], env["fifo"], link)
+
+
+def verdict_rows(rows, meta):
+    """verdicts.json: one object per goal measured in this sweep."""
+    env = goal_env(rows)
+    cfg = config_label(env, meta)
+    todo = []
+    for key, label, prof, target, kind in GOALS:
+        pr = pairs_of(rows, prof, key, env)
+        if not pr and not any(r["profile"] == prof for r in ALL):
+            continue  # not part of this sweep
+        todo.append(dict(metric=key, profile=prof, config=cfg, target=target, kind=kind,
+                         pairs=pr, label=label))
+    out = paired.judge(todo, complete=complete(meta))
+    for o, g in zip(out, todo):
+        o["_label"] = g["label"]
+    return out
+
+
+def resolution_rows(rows, meta):
+    """A/A: every comparison must contain 1.0; the half-widths are the lab's
+    resolution."""
+    env = goal_env(rows)
+    cfg = config_label(env, meta)
+    out = []
+    for key, label, prof in RESOLUTION:
+        pr = pairs_of(rows, prof, key, env)
+        if not pr:
+            continue
+        c = paired.compare(pr, ">= 1.0x")
+        ok = c["ci_low"] is not None and c["ci_low"] <= 1.0 <= c["ci_high"]
+        out.append({"metric": key, "profile": prof, "config": cfg, "ratio": c["ratio"],
+                    "ci_low": c["ci_low"], "ci_high": c["ci_high"], "n_pairs": c["n_pairs"],
+                    "p_holm": None, "target": "contains 1.0 (A/A)",
+                    "verdict": ("met" if ok else "not_met") if complete(meta) else "incomplete",
+                    "_label": label, "_note": c["note"]})
+    return out
+
+
+def finite(v):
+    return None if v is None or math.isinf(v) else v
+
+
+def write_verdicts(d, vrows):
+    keys = ("metric", "profile", "config", "ratio", "ci_low", "ci_high", "n_pairs",
+            "p_holm", "target", "verdict")
+    data = [{k: finite(r[k]) if k in ("ratio", "ci_low", "ci_high", "p_holm") else r[k]
+             for k in keys} for r in vrows]
+    for o in data:  # an unbounded interval (fewer than 6 pairs) has no ends
+        if o["ci_high"] is None:
+            o["ci_low"] = None
+    tmp = os.path.join(d, ".verdicts.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=2)
+    os.replace(tmp, os.path.join(d, "verdicts.json"))
+
+
+def ci_text(r):
+    if r["ci_low"] is None:
+        return "-"
+    if math.isinf(r["ci_high"]):
+        return "unbounded (< 6 pairs)"
+    return "%.3f - %.3f" % (r["ci_low"], r["ci_high"])
+
+
+def verdict_table(vrows, meta):
+    if not vrows:
+        return []
+    env_line = vrows[0]["config"]
+    out = ["## Verdicts: patched at its defaults vs baseline, paired (%s)" % env_line, "",
+           "Each pair is one patched and one baseline run of the same profile, back to "
+           "back in random order, the other guest paused. Ratio: patched / baseline "
+           "(Hodges-Lehmann over the pairs' log ratios, or the ratio of means for counts "
+           "that can be 0), its 95 % interval, and the one-sided p of the goal "
+           "Holm-corrected over the goals (bench/paired.py). `met`: the whole interval is "
+           "beyond the target; `not_met`: the whole interval is on the wrong side; "
+           "otherwise `inconclusive`.", "",
+           "| goal | pairs | ratio | 95 % CI | p (Holm) | target | verdict |",
+           "|---|---|---|---|---|---|---|"]
+    for r in vrows:
+        note = " (%s)" % r["_note"] if r.get("_note") else ""
+        out.append("| %s | %d | %s | %s | %s | %s | **%s**%s |" % (
+            r["_label"], r["n_pairs"], "%.3fx" % r["ratio"] if r["ratio"] is not None else "-",
+            ci_text(r), "%.3g" % r["p_holm"] if r["p_holm"] is not None else "-",
+            r["target"], r["verdict"], note))
     src = meta.get("udp1470_rate_source", "given")
-    at = "%s offered" % meta.get("udp1470_rate", "?")
-    row("UDP 1470 B lost packets (%s)" % at, "lost", "udp1470", "<= 0.5x", False, 0)
-    row("UDP 1470 B interrupts per 1000 packets (%s)" % at, "irq_per_1000", "udp1470",
-        "<= 0.5x", False)
-    row("idle: guest CPU busy % (100 - idle)", "cpu_busy", "idle", "<= 1.0x", False, 2)
-    row("idle: ping RTT (ms)", "rtt_ms", "idle", "<= 1.0x", False, 3)
-    if src.startswith("half"):
-        note = ("The UDP goals are measured at %s, half the baseline's median saturation "
-                "rate (%s Mbit/s received when offered %s; see Saturation)."
-                % (meta["udp1470_rate"], meta["saturation"]["baseline_median_mbps"],
-                   meta["saturation"]["offered"]))
-    else:
-        note = ("The UDP goals are stated at half the baseline's saturation rate; this "
-                "sweep was given UDP1470_RATE=%s instead (stated in runs.csv as "
-                "offered_mbps)." % meta.get("udp1470_rate", "?"))
-    lines += ["", note, ""]
-    return lines
+    if any(r["profile"] == "udp1470" for r in vrows):
+        if src.startswith("half"):
+            out += ["", "The UDP 1470 B goals are measured at %s, half the baseline's median "
+                    "saturation rate (%s Mbit/s received when offered %s)." % (
+                        meta["udp1470_rate"], meta["saturation"]["baseline_median_mbps"],
+                        meta["saturation"]["offered"])]
+        else:
+            out += ["", "The UDP 1470 B goals are stated at half the baseline's saturation "
+                    "rate; this sweep was given UDP1470_RATE=%s instead." %
+                    meta.get("udp1470_rate", "?")]
+    return out + [""]
+
+
+def resolution_table(rrows):
+    if not rrows:
+        return []
+    broken = [r for r in rrows if r["verdict"] == "not_met"]
+    out = ["## A/A: the lab's resolution (baseline kernel in both slots)", ""]
+    if broken:
+        out += ["**THE METHOD IS BROKEN: %d A/A interval(s) exclude 1.0 (%s). Two "
+                "identical kernels differ here; no verdict of this lab can be trusted until "
+                "that is explained.**" % (len(broken), ", ".join(r["_label"] for r in broken)),
+                ""]
+    out += ["| metric | pairs | ratio | 95 % CI | resolution (CI half-width) | contains 1.0 |",
+            "|---|---|---|---|---|---|"]
+    for r in rrows:
+        hw = "-"
+        if r["ci_low"] is not None and not math.isinf(r["ci_high"]) and r["ci_low"] > 0:
+            hw = "+-%.1f %%" % (50.0 * (r["ci_high"] - r["ci_low"]) / r["ratio"])
+        out.append("| %s | %d | %s | %s | %s | %s |" % (
+            r["_label"], r["n_pairs"], "%.3fx" % r["ratio"] if r["ratio"] is not None else "-",
+            ci_text(r), hw, {"met": "yes", "not_met": "**NO**"}.get(r["verdict"], r["verdict"])))
+    return out + [""]
 
 
 def saturation(rows):
@@ -417,13 +564,26 @@ def plots(rows, d):
         return xs, ys, [lo, hi]
 
     def line_plot(name, key, ylabel, title):
+        """Every repetition a point (jittered sideways within its weight),
+        the median a line; the baseline's runs as points at the left edge
+        and its median as a horizontal line."""
         fig, axes = plt.subplots(1, len(profs), figsize=(5 * len(profs), 4), squeeze=False)
+        drawn = False
         for ax, prof in zip(axes[0], profs):
-            for s, runs in sorted(series(rows, prof).items()):
-                xs, ys, err = by_weight(runs, lambda rr: metric(rr, key))
-                if xs:
-                    ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3,
+            for i, (s, runs) in enumerate(sorted(series(rows, prof).items())):
+                xs, ys, _ = by_weight(runs, lambda rr: metric(rr, key))
+                if not xs:
+                    continue
+                line, = ax.plot(xs, ys, marker="_", ms=12,
                                 label="refill %s adaptive %s idle %s defer %s ring %s" % s)
+                px, py = [], []
+                for r in runs:
+                    v = value(r, key)
+                    if v is not None:
+                        px.append(int(r["weight"]) * 2 ** (0.06 * (i - 1) + 0.03 * (int(r["rep"]) % 3 - 1)))
+                        py.append(v)
+                ax.scatter(px, py, s=10, alpha=0.6, color=line.get_color())
+                drawn = True
             brows = [r for r in rows if r["kernel"] == "baseline"
                      and r["role"] == "sweep" and r["profile"] == prof]
             styles = iter(["--", ":", "-.", (0, (1, 4))] * 8)
@@ -431,8 +591,12 @@ def plots(rows, d):
                 base = metric(runs, key)
                 if base:
                     ax.axhline(base[0], color="k", ls=next(styles),
-                               label="baseline w64 defer %s ring %s" % env)
-                    ax.axhspan(base[1], base[2], color="k", alpha=0.06)
+                               label="baseline w64 defer %s ring %s (median; points: runs)" % env)
+                    left = min((int(r["weight"]) for r in rows if r["kernel"] == "patched"
+                                and r["role"] == "sweep"), default=64)
+                    bv = [value(r, key) for r in runs if value(r, key) is not None]
+                    ax.scatter([left * 0.8] * len(bv), bv, s=10, marker="x", color="k")
+                    drawn = True
             ax.set_xscale("log", base=2)
             ax.set_xlabel("weight")
             ax.set_ylabel(ylabel)
@@ -443,7 +607,10 @@ def plots(rows, d):
 
     if not profs:
         return made + zeroloss_plot(rows, d, plt)
-    line_plot("throughput_vs_weight.png", "mbps", "Mbit/s (median, min-max)", "throughput")
+    line_plot("throughput_vs_weight.png", "mbps", "Mbit/s (every run; line: median)", "throughput")
+    if any(value(r, "rtt_p99_ms") is not None for r in rows):
+        line_plot("rtt_p99_vs_weight.png", "rtt_p99_ms",
+                  "ping RTT p99 under load, ms (every run; line: median)", "latency under load")
     line_plot("irqs_vs_weight.png", "irq_per_1000", "interrupts per 1000 packets", "interrupts")
     line_plot("ring_exhausted_vs_weight.png", "ring_exhausted", "ring exhaustions per run",
               "RX ring exhausted")
@@ -567,7 +734,8 @@ def usage(msg):
 def main():
     args = sys.argv[1:]
     no_plots = "--no-plots" in args
-    args = [a for a in args if a != "--no-plots"]
+    decided_only = "--decided" in args
+    args = [a for a in args if a not in ("--no-plots", "--decided")]
     if len(args) != 1:
         return usage("one results directory expected")
     d = args[0]
@@ -580,6 +748,18 @@ def main():
         return usage("cannot read %s: %s" % (d, e))
     rows = [r for r in ALL if r["status"] == "ok"]
     kernels = meta.get("kernels", {})
+    aa = str(meta.get("aa", "0")) == "1"
+    if decided_only:
+        # REPS=auto: exit 0 once every goal measured has met or not_met
+        # (judged as if complete: the sweep is still running).
+        meta = dict(meta, status="complete")
+        vrows = resolution_rows(rows, meta) if aa else verdict_rows(rows, meta)
+        for r in vrows:
+            print("%s %s: %s (%d pairs)" % (r["profile"], r["metric"], r["verdict"], r["n_pairs"]))
+        return 0 if aa or paired.decided(vrows) else 1
+    vrows = resolution_rows(rows, meta) if aa else verdict_rows(rows, meta)
+    write_verdicts(d, vrows)
+    vtable = resolution_table(vrows) if aa else verdict_table(vrows, meta)
 
     def release(k):
         return ((kernels.get(k) or {}).get("release") or "(not booted)").split()[0]
@@ -600,7 +780,10 @@ def main():
            "- status %s; %d runs recorded, %d failed (left out); figures are median [min-max] "
            "over the repetitions" % (meta.get("status", "complete (recorded before the status "
                                                  "field)"), len(ALL), len(ALL) - len(rows)), ""]
-    md += goals(rows, meta)
+    if aa:
+        md += ["A/A sweep: the baseline kernel runs in both slots (the `patched` slot "
+               "is a second baseline), so every difference below is the lab's own noise.", ""]
+    md += vtable
     md += failed_runs(ALL)
     md += saturation(rows)
     md += calibration(rows, meta)
@@ -619,9 +802,9 @@ def main():
     with open(tmp, "w") as f:
         f.write("\n".join(md))
     os.replace(tmp, os.path.join(d, "summary.md"))
-    # The terminal gets the goals and the tcp table.
+    # The terminal gets the verdicts (or the A/A resolution) and the tcp table.
     print("\n".join(md[:2] if not complete(meta) else []))
-    print("\n".join(goals(rows, meta) + profile_table(rows, "tcp")))
+    print("\n".join(vtable + profile_table(rows, "tcp")))
     print("report: %s" % os.path.join(d, "summary.md"))
     return 0
 

@@ -30,7 +30,7 @@ import re
 import sys
 
 COLUMNS = [
-    "status", "error",
+    "status", "error", "pair",
     "kernel", "role", "weight", "refill", "adaptive", "defer",
     "ring", "fifo",
     "link", "pin", "profile", "rep", "secs", "offered_mbps", "mbps", "retrans",
@@ -42,6 +42,8 @@ COLUMNS = [
     "cpu_softirq", "cpu_user", "cpu_system", "cpu_idle", "rtt_ms",
     "zl_trials", "zl_fail_mbps", "zl_fail_sent", "zl_fail_lost",
     "zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet", "zl_fail_link",
+    "pdr_confirmed", "rtt_p50_ms", "rtt_p99_ms", "ping_sent", "ping_lost",
+    "cpu_us_per_pkt", "host_load1", "qemu_cpu_s", "other_qemu_cpu_s",
 ]
 
 # column <- guest counter
@@ -146,10 +148,36 @@ def ping(path, row):
     return None
 
 
+def ping_load(path, row):
+    """ping at 100/s beside a load run: the median and 99th percentile of
+    the replies' RTT, and how many of the pings got no reply."""
+    try:
+        text = open(path).read()
+    except OSError:
+        return "ping under load: output missing"
+    rtts = sorted(float(m) for m in re.findall(r"time=([\d.]+) ms", text))
+    m = re.search(r"(\d+) packets transmitted, (\d+) received", text)
+    if not m:
+        return "ping under load: no summary"
+    row["ping_sent"] = int(m.group(1))
+    row["ping_lost"] = int(m.group(1)) - int(m.group(2))
+    if rtts:
+        def pct(q):
+            return rtts[min(len(rtts) - 1, int(q * len(rtts)))]
+        row["rtt_p50_ms"] = "%.3f" % pct(0.5)
+        row["rtt_p99_ms"] = "%.3f" % pct(0.99)
+    return None
+
+
+# USER_HZ of the guest's /proc/stat
+USER_HZ = 100
+
+
 def main():
     csv_path, before, after, tap0, tap1, result = sys.argv[1:7]
     row = dict(a.split("=", 1) for a in sys.argv[7:])
     errors = [row.pop("error", "")]
+    ping_file = row.pop("ping_load", "")
     b, a = snap(before), snap(after)
     for name, s in (("before", b), ("after", a)):
         missing = [k for k in NEEDED if k not in s]
@@ -175,6 +203,13 @@ def main():
         for col in ("cpu_softirq", "cpu_user", "cpu_system", "cpu_idle"):
             if col in a and col in b and total:
                 row[col] = "%.1f" % (100.0 * (a[col] - b[col]) / total)
+    if "cpu_total" in a and "cpu_idle" in b and row.get("rx_packets"):
+        busy = (a["cpu_total"] - b["cpu_total"]) - (a["cpu_idle"] - b["cpu_idle"])
+        row["cpu_us_per_pkt"] = "%.3f" % (busy * 1e6 / USER_HZ / row["rx_packets"])
+    if ping_file:  # latency is an extra: without it the run still counts
+        note = ping_load(ping_file, row)
+        if note:
+            print("bench: %s" % note, file=sys.stderr)
     trials = row.pop("trials", "")
     if trials and os.path.exists(trials):
         zeroloss_trials(trials, row)

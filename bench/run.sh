@@ -1,8 +1,12 @@
 #!/bin/bash
 # The bench: boot the patched and the unpatched (baseline) kernel side by
 # side, each with an emulated e1000 on a tap in its own netns, and run iperf3
-# from the host across the axes below, interleaved and repeated. Writes
-# results/<UTC stamp>/{runs.csv,meta.json} and calls bench/report.py.
+# from the host across the axes below, in pairs: every patched run has its
+# baseline twin (same profile and environment) right before or after it, in
+# an order drawn at random (bench/plan.py); the other guest is paused (QMP
+# stop) while one is measured. Writes results/<UTC stamp>/{runs.csv,
+# meta.json} and calls bench/report.py, whose verdicts (verdicts.json) are
+# paired ratios with 95 % intervals (bench/stats.py).
 #
 # Axes (environment or make variables; lists are space-separated):
 #   WEIGHTS  sysfs weight of the patched e1000      "4 8 16 32 64 128"
@@ -11,10 +15,15 @@
 #   DEFER    napi_defer_hard_irqs (gro_flush_timeout 20 us when > 0)  "0"
 #   RING     RX ring size, ethtool -G (48..4096)   "256"
 #   FIFO     tap txqueuelen in frames, the NIC FIFO "32"
-#   LINK     host-side pacing of the tap (tbf rate, e.g. 1gbit) or none  "none"
-#   LINK_BURST the tbf bucket (64kb): how many bytes may leave back to back
+#   LINK     host-side pacing of the tap (tbf rate, e.g. 1gbit) or none  "1gbit"
+#   LINK_BURST the tbf bucket (3kb): how many bytes may leave back to back;
+#            1gbit with 3kb is a wire (frame by frame), none is unpaced
 #   PROFILES tcp tcp4 udp1470 udp64 zeroloss idle  "tcp tcp4 udp1470 udp64"
-#   REPS 3, SECS 5 (per run), UDP64_RATE 20M, OUT (results directory).
+#   REPS 3, or auto: pairs are added a repetition at a time (at least
+#     MIN_REPS, 6) until every goal has a verdict or MAX_REPS (12) is reached.
+#   SECS 5 (per run; TCP omits 1 s of slow start more), UDP64_RATE 20M,
+#   OUT (results directory), BENCH_SEED (random: the pairs' order).
+#   AA=1 (make aa): the baseline kernel in both slots, the lab's resolution.
 #   UDP1470_RATE: offered rate of udp1470; by default half the baseline's
 #     saturation rate, measured first (SAT_REPS 3 runs offering SAT_OFFER
 #     1000M on each kernel, role sat).
@@ -40,15 +49,23 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/args.sh"
 ARGS_WHO=bench args_bench
 . "$top/qemu/lib/lab.sh"
-# QUICK=1 (plain `make`): a short sweep, about 6 minutes once the kernels exist.
+# QUICK=1 (plain `make`): the goals at the defaults, paired, with verdicts.
 if [ "${QUICK:-0}" = 1 ]; then
-	WEIGHTS=${WEIGHTS:-"8 16 64"} PROFILES=${PROFILES:-"tcp udp1470"} SECS=${SECS:-4}
+	WEIGHTS=${WEIGHTS:-64} REFILL=${REFILL:-16} PROFILES=${PROFILES:-"tcp udp1470"}
+	SECS=${SECS:-4} REPS=${REPS:-auto} MAX_REPS=${MAX_REPS:-8} CALIB=${CALIB:-0}
 	CALIB_PINS=${CALIB_PINS:-split} HIST=${HIST:-0} SAT_REPS=${SAT_REPS:-2}
+fi
+# AA=1 (make aa): the goal profiles, baseline against baseline.
+if [ "${AA:-0}" = 1 ]; then
+	WEIGHTS=${WEIGHTS:-64} REFILL=${REFILL:-16} ADAPTIVE=${ADAPTIVE:-off}
+	PROFILES=${PROFILES:-"tcp udp1470 udp64"} CALIB=${CALIB:-0} HIST=${HIST:-0}
+	SAT_REPS=${SAT_REPS:-2}
 fi
 export WEIGHTS=${WEIGHTS:-"4 8 16 32 64 128"} REFILL=${REFILL:-"0 16"}
 export ADAPTIVE=${ADAPTIVE:-off} DEFER=${DEFER:-0} RING=${RING:-256}
-export FIFO=${FIFO:-32} LINK=${LINK:-none} REPS=${REPS:-3} CALIB=${CALIB:-1}
-export LINK_BURST=${LINK_BURST:-64kb}
+export FIFO=${FIFO:-32} LINK=${LINK:-1gbit} REPS=${REPS:-3} CALIB=${CALIB:-1}
+export LINK_BURST=${LINK_BURST:-3kb} MIN_REPS=${MIN_REPS:-6} MAX_REPS=${MAX_REPS:-12}
+export AA=${AA:-0} BENCH_SEED=${BENCH_SEED:-$((RANDOM * 32768 + RANDOM))}
 export PROFILES=${PROFILES:-"tcp tcp4 udp1470 udp64"}
 SECS=${SECS:-5} UDP64_RATE=${UDP64_RATE:-20M}
 UDP1470_RATE=${UDP1470_RATE:-} SAT_REPS=${SAT_REPS:-3} SAT_OFFER=${SAT_OFFER:-1000M}
@@ -72,6 +89,7 @@ fi
 
 die() { echo "bench: $*" >&2; exit 1; }
 for k in build/kernel/bzImage build/baseline/bzImage build/initramfs.img; do
+	[ "$AA" = 1 ] && [ "$k" = build/kernel/bzImage ] && continue
 	[ -f "$top/$k" ] || die "$k missing (make kernel baseline initramfs)"
 done
 [ ! -e "$OUT" ] || die "$OUT exists: give a new OUT (rows of two sweeps would mix)"
@@ -228,8 +246,6 @@ PY
 lab_init bench
 mkdir -p "$OUT"
 STATUS=running
-python3 "$top/bench/plan.py" > "$OUT/plan.tsv"
-
 # zeroloss expands to one run per frame size.
 expand() {
 	local line=$1 prof
@@ -241,13 +257,25 @@ expand() {
 		echo "$line"
 	fi
 }
-while IFS= read -r l; do expand "$l"; done < "$OUT/plan.tsv" > "$OUT/plan-expanded.tsv"
+# plan_rep REP: the runs of one repetition, in $OUT/plan-REP.tsv
+plan_rep() {
+	local l
+	python3 "$top/bench/plan.py" "$1" > "$OUT/plan-$1.raw"
+	while IFS= read -r l; do expand "$l"; done < "$OUT/plan-$1.raw" > "$OUT/plan-$1.tsv"
+	rm -f "$OUT/plan-$1.raw"
+}
+if [ "$REPS" = auto ]; then
+	reps_first=$MIN_REPS reps_last=$MAX_REPS
+else
+	reps_first=$REPS reps_last=$REPS
+fi
+for rep in $(seq "$reps_last"); do plan_rep "$rep"; done
 
 # The goals' ring: 256 if swept, else the first RING.
 ring_goal=$(for r in $RING; do echo "$r"; done | grep -x 256 || echo "${RING%% *}")
 # Saturation first (role sat): udp1470 offering SAT_OFFER on both kernels at
-# their defaults; half the baseline's median received rate becomes
-# UDP1470_RATE unless it was given.
+# their defaults, in pairs; half the baseline's median received rate
+# becomes UDP1470_RATE unless it was given.
 : > "$OUT/sat.tsv"
 rate_source=given
 if [ -z "$UDP1470_RATE" ]; then
@@ -256,13 +284,15 @@ if [ -z "$UDP1470_RATE" ]; then
 	if [ "$UDP1470_RATE" != - ]; then
 		for rep in $(seq "$SAT_REPS"); do
 			for k in baseline patched; do
-				printf '%s\tsat\t64\t16\toff\t0\t%s\t%s\t%s\t%s\tudp1470\t%s\n' \
-					"$k" "$ring_goal" "${FIFO%% *}" "${LINK%% *}" "$PIN" "$rep"
+				printf '%s\tsat\t64\t16\toff\t0\t%s\t%s\t%s\t%s\tudp1470\t%s\tsat-%s\n' \
+					"$k" "$ring_goal" "${FIFO%% *}" "${LINK%% *}" "$PIN" "$rep" "$rep"
 			done
 		done > "$OUT/sat.tsv"
 	fi
 fi
-total=$(( $(wc -l < "$OUT/sat.tsv") + $(wc -l < "$OUT/plan-expanded.tsv") ))
+# Planned: every repetition up to MAX_REPS with REPS=auto (fewer when the
+# verdicts are decided earlier: runs_planned is then lowered to what ran).
+total=$(( $(wc -l < "$OUT/sat.tsv") + $(cat "$OUT"/plan-[0-9]*.tsv | wc -l) ))
 write_meta
 
 # CPU layouts (2 host CPUs): QEMU's vCPU threads, its other threads (the main
@@ -290,7 +320,8 @@ for k in $BOOT_ORDER; do
 	CUR_STEP="the boot of the $k guest"
 	lab_new "$k"
 	img=$top/build/kernel/bzImage
-	[ "$k" = baseline ] && img=$top/build/baseline/bzImage
+	# A/A: the baseline kernel in both slots
+	[ "$k" = baseline ] || [ "$AA" = 1 ] && img=$top/build/baseline/bzImage
 	lab_boot "$img" "$top/build/initramfs.img"
 	must lab_ctl /lab/iperf3-server >/dev/null
 	release=$(must lab_ctl uname -r)
@@ -330,12 +361,22 @@ reachable() {
 	lab_die "guest $LAB_CUR does not answer ping on eth0 after 20 tries"
 }
 
-iperf() {	# iperf OUT.json ARGS...: a client run, bounded; its exit code in OUT.json.rc
-	local out=$1 rc=0
+# iperf OUT.json ARGS...: a client run of SECS (IPERF_SECS), bounded; its
+# exit code in OUT.json.rc. With PING_OUT set, ping runs beside it at 100
+# per second for as long (latency under load: the other side of a long poll).
+iperf() {
+	local out=$1 rc=0 t=${IPERF_SECS:-$SECS} ping_pid= extra=0
 	shift
-	lab_host timeout $((SECS + 30)) "${client_pin[@]}" iperf3 -c "$LAB_GUEST_IP" \
-		-t "$SECS" --json "$@" > "$out" 2> "$out.err" || rc=$?
+	[[ " $* " != *" -O 1 "* ]] || extra=1
+	if [ -n "${PING_OUT:-}" ]; then
+		lab_host timeout $((t + extra + 15)) ping -n -i 0.01 -W 1 -c $(((t + extra) * 100)) \
+			"$LAB_GUEST_IP" > "$PING_OUT" 2>&1 &
+		ping_pid=$!
+	fi
+	lab_host timeout $((t + extra + 30)) "${client_pin[@]}" iperf3 -c "$LAB_GUEST_IP" \
+		-t "$t" --json "$@" > "$out" 2> "$out.err" || rc=$?
 	echo "$rc" > "$out.rc"
+	[ -z "$ping_pid" ] || wait "$ping_pid" || true
 }
 
 # The verdict of one UDP trial: ok (at most 0.1 % lost), fail (more), or
@@ -431,7 +472,14 @@ zeroloss() {
 		*) echo "error $mid"; return ;;
 		esac
 	done
-	echo "$lo"
+	# The rate found is confirmed by a final trial twice as long (RFC 9971's
+	# final trial); the row says whether it held (pdr_confirmed).
+	v=$(IPERF_SECS=$((SECS * 2)) zl_try "$len" "$lo" "$out")
+	case $v in
+	ok) echo "$lo confirmed" ;;
+	fail) echo "$lo unconfirmed" ;;
+	*) echo "error $lo" ;;
+	esac
 }
 
 # The guest must still be there: a QEMU that died stops the sweep.
@@ -441,16 +489,37 @@ guest_alive() {
 $(lab_console_tail)"
 }
 
+# CPU seconds QEMU has used (utime + stime), for the run's disturbance record.
+qemu_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# Only the guest being measured runs: the other one is stopped (QMP) so that
+# its timers and housekeeping do not share the host CPUs with the run.
+PAUSED=
+pause_other() {
+	local this=$1 other=patched
+	[ "$this" = patched ] && other=baseline
+	[ "$PAUSED" != "$other" ] || return 0
+	lab_use "$other"
+	must lab_qmp stop >/dev/null
+	lab_use "$this"
+	must lab_qmp cont >/dev/null
+	PAUSED=$other
+}
+
 run_one() {
 	local kernel=$1 role=$2 w=$3 n=$4 a=$5 d=$6 ring=$7 fifo=$8 link=$9 pin=${10}
-	local prof=${11} rep=${12} dir=$OUT/raw/$k_run t0 t1 q0 q1 res=- offered= rate=$UDP1470_RATE
-	local err=
+	local prof=${11} rep=${12} pair=${13} dir=$OUT/raw/$k_run t0 t1 q0 q1 res=- offered= rate=$UDP1470_RATE
+	local err= confirmed= load1 c0 c1 o0 o1 other_pid ping_out=
 	mkdir -p "$dir"
 	apply_pin "$pin"
+	pause_other "$kernel"
 	lab_use "$kernel"
 	guest_alive
+	other_pid=${LAB_ALL_QEMU[$([ "$kernel" = patched ] && echo baseline || echo patched)]}
 	[ "$role" != sat ] || rate=$SAT_OFFER
-	if [ "$kernel" = patched ]; then
+	if [ "$kernel" = patched ] && [ "$AA" != 1 ]; then
 		must lab_ctl benchset "$w" "$n" "$a" "$d" "$ring" >/dev/null
 	else
 		must lab_ctl benchset - - - "$d" "$ring" >/dev/null
@@ -461,20 +530,27 @@ run_one() {
 	[ "$role" != hist ] || must lab_ctl benchhist start >/dev/null
 	q0=$(must qdiscdrops)
 	t0=$(must tapdrops)
+	read -r load1 _ < /proc/loadavg
+	c0=$(qemu_cpu "$LAB_QEMU_PID") o0=$(qemu_cpu "$other_pid")
+	case $prof in tcp | tcp4 | udp1470 | udp64) ping_out=$dir/ping-load.txt ;; esac
 	case $prof in
-	tcp) res=$dir/iperf.json; iperf "$res" ;;
-	tcp4) res=$dir/iperf.json; iperf "$res" -P 4 ;;
-	udp1470) res=$dir/iperf.json; offered=${rate%M}; iperf "$res" -u -l 1470 -b "$rate" ;;
-	udp64) res=$dir/iperf.json; offered=${UDP64_RATE%M}; iperf "$res" -u -l 64 -b "$UDP64_RATE" ;;
+	tcp) res=$dir/iperf.json; PING_OUT=$ping_out iperf "$res" -O 1 ;;
+	tcp4) res=$dir/iperf.json; PING_OUT=$ping_out iperf "$res" -O 1 -P 4 ;;
+	udp1470) res=$dir/iperf.json; offered=${rate%M}; PING_OUT=$ping_out iperf "$res" -u -l 1470 -b "$rate" ;;
+	udp64) res=$dir/iperf.json; offered=${UDP64_RATE%M}; PING_OUT=$ping_out iperf "$res" -u -l 64 -b "$UDP64_RATE" ;;
 	idle)
 		res=$dir/ping.txt
 		lab_host timeout $((SECS + 10)) ping -q -c $((SECS * 5)) -i 0.2 "$LAB_GUEST_IP" > "$res" 2>&1 || true ;;
 	zeroloss1470) res=$dir/iperf.json; offered=$(zeroloss 1470 "$res" 1000) ;;
 	zeroloss64) res=$dir/iperf.json; offered=$(zeroloss 64 "$res" 200) ;;
 	esac
+	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(qemu_cpu "$other_pid")
 	if [[ $offered = error* ]]; then
 		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see $res.try.err)"
 		offered=
+	elif [[ $offered = *" "* ]]; then
+		confirmed=$([ "${offered#* }" = confirmed ] && echo 1 || echo 0)
+		offered=${offered%% *}
 	fi
 	t1=$(must tapdrops)
 	q1=$(must qdiscdrops)
@@ -484,21 +560,24 @@ run_one() {
 	must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
 		kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" defer="$d" \
 		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS" \
-		offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$res.trials" error="$err"
+		offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$res.trials" error="$err" \
+		pair="$pair" pdr_confirmed="$confirmed" host_load1="$load1" ping_load="$ping_out" \
+		qemu_cpu_s="$(python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$c0" "$c1")" \
+		other_qemu_cpu_s="$(python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$o0" "$o1")"
 }
 
 start=$SECONDS
 do_runs() {
-	local kernel role w n a d ring fifo link pin prof rep el eta
-	while IFS=$'\t' read -r kernel role w n a d ring fifo link pin prof rep; do
+	local kernel role w n a d ring fifo link pin prof rep pair el eta
+	while IFS=$'\t' read -r kernel role w n a d ring fifo link pin prof rep pair; do
 		k_run=$((k_run + 1))
-		CUR_STEP="run $k_run of $total ($kernel $role weight=$w refill=$n adaptive=$a defer=$d ring=$ring fifo=$fifo link=$link pin=$pin profile=$prof rep=$rep)"
+		CUR_STEP="run $k_run of $total ($kernel $role weight=$w refill=$n adaptive=$a defer=$d ring=$ring fifo=$fifo link=$link pin=$pin profile=$prof rep=$rep pair=$pair)"
 		el=$((SECONDS - start))
 		eta=$(( k_run > 1 ? el * (total - k_run + 1) / (k_run - 1) : 0 ))
 		printf '\rbench: run %d of %d  %dm%02ds elapsed, ETA %dm%02ds  %-8s %-5s w=%-4s n=%-3s ring=%-4s %-14s %-12s' \
 			"$k_run" "$total" $((el / 60)) $((el % 60)) $((eta / 60)) $((eta % 60)) \
 			"$kernel" "$role" "$w" "$n" "$ring" "$pin" "$prof"
-		run_one "$kernel" "$role" "$w" "$n" "$a" "$d" "$ring" "$fifo" "$link" "$pin" "$prof" "$rep" < /dev/null
+		run_one "$kernel" "$role" "$w" "$n" "$a" "$d" "$ring" "$fifo" "$link" "$pin" "$prof" "$rep" "$pair" < /dev/null
 	done < "$1"
 }
 echo "bench: $total runs, results in ${OUT#"$top"/}"
@@ -517,11 +596,26 @@ PY
 		"$sat_mbps" "$SAT_REPS" "$UDP1470_RATE"
 fi
 write_meta
-do_runs "$OUT/plan-expanded.tsv"
+# Fixed REPS: every repetition. REPS=auto: MIN_REPS first, then one more at a
+# time until every goal has a verdict (met or not_met) or MAX_REPS ran.
+reps_done=0
+for rep in $(seq "$reps_last"); do
+	do_runs "$OUT/plan-$rep.tsv"
+	reps_done=$rep
+	if [ "$REPS" = auto ] && ((rep >= reps_first && rep < reps_last)); then
+		if /usr/bin/python3 "$top/bench/report.py" --decided "$OUT" > "$OUT/decided.txt" 2>&1; then
+			printf '\nbench: every goal decided after %d repetitions\n' "$rep"
+			break
+		fi
+	fi
+done
+for rep in $(seq $((reps_done + 1)) "$reps_last"); do rm -f "$OUT/plan-$rep.tsv"; done
+total=$k_run
 echo
 CUR_STEP="the poweroff after the last run"
 for k in patched baseline; do
 	lab_use "$k"
+	lab_qmp cont >/dev/null 2>&1 || true	# a stopped guest cannot power off
 	lab_poweroff || true
 	cp "$LAB_RUN/console.log" "$OUT/console-$k.log"
 	cp "$LAB_RUN/qemu.cmdline" "$OUT/qemu-$k.cmdline"

@@ -226,6 +226,9 @@ result "$([ -z "$splats" ] && echo 0 || echo 1)" console_free_of_splats "$splats
 # interrupted runs leave nothing behind; one run at a time. The guest is
 # gone; the lock is released so that these tests can start runs of their own.
 lab_teardown
+# The bench's statistics on synthetic data (no guest, a second).
+PHASE=paired_statistics
+host_ktap paired_statistics 120 /usr/bin/python3 "$top/bench/test_paired.py"
 if [ "${HOST_TESTS:-1}" = 1 ]; then
 	PHASE=deps
 	host_ktap deps 120 "$top/qemu/hosttests/deps"
