@@ -101,8 +101,6 @@ void e1000_napi_poll_end(struct e1000_adapter *adapter,
 	u64_stats_add(&ns->v[E1000_NS_REFILLS], acc->refills);
 	u64_stats_add(&ns->v[E1000_NS_REFILL_DESCS], acc->refill_descs);
 	u64_stats_add(&ns->v[E1000_NS_RING_EXHAUSTED], acc->ring_exhausted);
-	u64_stats_set(&ns->v[E1000_NS_QUOTA_CUR], quota);
-	u64_stats_set(&ns->v[E1000_NS_NS_PER_PKT], e1000_quota_ns_per_pkt(qc));
 	u64_stats_update_end(&ns->syncp);
 
 	if (trace_e1000_napi_poll_enabled())

@@ -2,10 +2,10 @@
 /* e1000 RX policy: when to give descriptors back, how a poll used its quota.
  *
  * Pure functions of their arguments: no adapter, no ring, no register access,
- * so that KUnit can test every decision (e1000_policy_kunit.c). The ring
- * walking in e1000_main.c feeds them indices and counts and applies the
- * answer. Inline: they run once per packet or per refill, and a call into
- * another file would cost more than they do.
+ * so that every decision can be tested on its own. The ring walking in
+ * e1000_main.c feeds them indices and counts and applies the answer. Inline:
+ * they run once per packet or per refill, and a call into another file would
+ * cost more than they do.
  */
 #ifndef _E1000_POLICY_H_
 #define _E1000_POLICY_H_
