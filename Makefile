@@ -5,7 +5,7 @@ SHELL := /bin/bash
 
 # Passed through to the scripts (see qemu/lib/lab.sh): ACCEL=tcg|kvm, VCPUS,
 # MEM, FIFO (tap txqueuelen, the emulated NIC FIFO in frames).
-export ACCEL VCPUS MEM FIFO BOOT_TIMEOUT CHURN_SECS LAB_LOCK_WAIT
+export ACCEL VCPUS MEM FIFO BOOT_TIMEOUT CHURN_SECS LAB_LOCK_WAIT NICS COST
 # Bench axes (bench/run.sh): make bench WEIGHTS="4 8 16" REFILL="0 16" ...
 export WEIGHTS REFILL ADAPTIVE DEFER RING LINK LINK_BURST BOOT_ORDER PROFILES REPS SECS CALIB PIN \
 	CALIB_PINS HIST SAT_REPS SAT_OFFER \

@@ -67,6 +67,8 @@ args_lab() {
 	[ -z "${BOOT_TIMEOUT:-}" ] || { args_one BOOT_TIMEOUT "$BOOT_TIMEOUT"; args_num BOOT_TIMEOUT "$BOOT_TIMEOUT" 10 3600; }
 	[ -z "${CHURN_SECS:-}" ] || { args_one CHURN_SECS "$CHURN_SECS"; args_num CHURN_SECS "$CHURN_SECS" 1 3600; }
 	[ -z "${SECS:-}" ] || { args_one SECS "$SECS"; args_num SECS "$SECS" 1 3600; }
+	[ -z "${NICS:-}" ] || { args_one NICS "$NICS"; args_words NICS "$NICS" 1 2; }
+	[ -z "${COST:-}" ] || args_list COST "$COST" 0 100000
 	[ -z "${LAB_LOCK_WAIT:-}" ] || { args_one LAB_LOCK_WAIT "$LAB_LOCK_WAIT"; args_num LAB_LOCK_WAIT "$LAB_LOCK_WAIT" 0 86400; }
 }
 

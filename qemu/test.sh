@@ -222,6 +222,32 @@ result "$rc" clean_poweroff
 splats=$(lab_console_splats)
 result "$([ -z "$splats" ] && echo 0 || echo 1)" console_free_of_splats "$splats"
 
+# Two e1000 NICs on one vCPU (NICS=2, eth1 on tap1 in a netns of its own):
+# both flooded at once, each NIC's weight bounds its own polls, and changing
+# eth0's leaves eth1's alone.
+PHASE=two_nic
+lab_new twonic
+NICS=2 LAB_VIRTIO=0 lab_boot "$KERNEL" "$INITRD"
+lab_ctl /lab/iperf3-server >/dev/null
+lab_ctl /lab/iperf3-server 5202 >/dev/null
+flood 8 60M 1470 "$LAB_RUN/flood-nic0.json" &
+job0=$!
+lab_host1 timeout 28 iperf3 -u -c "$LAB_GUEST_IP1" -p 5202 -b 60M -l 1470 -t 8 --json \
+	> "$LAB_RUN/flood-nic1.json" 2> "$LAB_RUN/flood-nic1.json.err" &
+job1=$!
+guest_ktap two_nic 60 /lab/tests/two-nic 16 32 8 2
+rc=0
+wait_job "$job0" 40 "iperf3 UDP flood on eth0" || rc=$?
+wait_job "$job1" 40 "iperf3 UDP flood on eth1" || rc=$?
+result "$rc" two_nic_floods_completed "$(for f in "$LAB_RUN"/flood-nic[01].json; do
+	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]["sum"]; print("%s: %d of %d datagrams lost" % (sys.argv[1].split("/")[-1], e["lost_packets"], e["packets"]))' "$f" 2>&1 || true
+done)"
+rc=0
+lab_poweroff || rc=$?
+result "$rc" two_nic_clean_poweroff
+splats=$(lab_console_splats)
+result "$([ -z "$splats" ] && echo 0 || echo 1)" two_nic_console_free_of_splats "$splats"
+
 # The harness itself, on the host: bad input stops before anything runs;
 # interrupted runs leave nothing behind; one run at a time. The guest is
 # gone; the lock is released so that these tests can start runs of their own.

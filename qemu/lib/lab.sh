@@ -13,7 +13,8 @@
 # Settings (environment): ACCEL=tcg|kvm (tcg; kvm hangs on these machines),
 # VCPUS (1), MEM in MiB (512), FIFO = tap txqueuelen, the emulated NIC FIFO in
 # frames (32), BOOT_TIMEOUT in s (60), LAB_LOCK_WAIT in s (0: a second lab run
-# refuses at once; S: it waits up to S seconds for the running one).
+# refuses at once; S: it waits up to S seconds for the running one), NICS (1;
+# 2: a second e1000, eth1, on tap1 in a netns of its own, 198.18.2.0/24).
 #
 # What a run starts, and only that, goes when it ends (EXIT, or INT, TERM or
 # HUP at any point): its QEMU (whose own pid the harness holds), every process
@@ -24,6 +25,8 @@
 LAB_TOP=${LAB_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 LAB_HOST_IP=198.18.0.1
 LAB_GUEST_IP=198.18.0.2
+LAB_HOST_IP1=198.18.2.1		# NICS=2: the second NIC's network
+LAB_GUEST_IP1=198.18.2.2
 LAB_PREFIX=24
 LAB_QEMU_PID=
 LAB_NS=
@@ -176,8 +179,16 @@ lab_signal() {
 	exit "$2"
 }
 
+# The netns of a guest's second NIC (NICS=2): napilab-<tag>[-<guest>]nic1-<pid>
+lab_ns1() { echo "${1%-*}nic1-${1##*-}"; }
+
+# A command in the netns of the current guest's second NIC (NICS=2).
+lab_host1() {
+	ip netns exec "$(lab_ns1 "$LAB_NS")" "$@" 9>&-
+}
+
 lab_teardown_one() {
-	local i
+	local i ns1
 	if [ -n "$LAB_QEMU_PID" ] && kill -0 "$LAB_QEMU_PID" 2>/dev/null; then
 		kill "$LAB_QEMU_PID" 2>/dev/null || true
 		for i in $(seq 50); do
@@ -188,6 +199,11 @@ lab_teardown_one() {
 	fi
 	LAB_QEMU_PID=
 	if [ -n "$LAB_NS" ]; then
+		ns1=$(lab_ns1 "$LAB_NS")
+		if ip netns list 2>/dev/null | awk '{ print $1 }' | grep -qxF "$ns1"; then
+			lab_ns_kill "$ns1"
+			ip netns del "$ns1" 2>/dev/null || true
+		fi
 		lab_ns_kill "$LAB_NS"
 		ip netns del "$LAB_NS" 2>/dev/null || true
 	fi
@@ -252,6 +268,13 @@ lab_netns_up() {
 		lab_host ip addr add 198.18.1.1/24 dev tap1
 		lab_host ip link set tap1 up
 	fi
+	if [ "${NICS:-1}" = 2 ]; then
+		# QEMU opens tap1 here, in its own netns; lab_nic1_up moves it to
+		# the second NIC's netns once QEMU holds it.
+		ip netns add "$(lab_ns1 "$LAB_NS")" || lab_die "cannot create netns $(lab_ns1 "$LAB_NS")"
+		lab_host1 ip link set lo up
+		lab_host ip tuntap add dev tap1 mode tap || lab_die "cannot create tap1 in $LAB_NS"
+	fi
 	# No default route: the netns reaches only 198.18.0.0/24 (and 198.18.1.0/24).
 }
 
@@ -267,6 +290,15 @@ lab_boot() {
 		 -device virtio-net-pci,netdev=n1,mac=52:54:00:12:34:57)
 	   append2="virtio_net.napi_tx=0 lab.addr1=198.18.1.2/24" ;;
 	*) lab_die "LAB_VIRTIO must be 0 or 1, not '$LAB_VIRTIO'" ;;
+	esac
+	case ${NICS:-1} in
+	1) ;;
+	2)
+		[ "${LAB_VIRTIO:-0}" = 0 ] || lab_die "NICS=2 and LAB_VIRTIO=1 both want tap1"
+		nic2=(-netdev tap,id=n1,ifname=tap1,script=no,downscript=no
+		      -device e1000,netdev=n1,mac=52:54:00:12:34:58)
+		append2="lab.addr1=$LAB_GUEST_IP1/$LAB_PREFIX" ;;
+	*) lab_die "NICS must be 1 or 2, not '$NICS'" ;;
 	esac
 	[ -f "$initrd" ] || lab_die "no initramfs at $initrd (make initramfs)"
 	lab_netns_up
@@ -311,6 +343,19 @@ lab_boot() {
 	lab_wait_agent "${BOOT_TIMEOUT:-60}"
 	[ "$(cat "$LAB_RUN/qemu.pid" 2>/dev/null)" = "$LAB_QEMU_PID" ] ||
 		lab_die "QEMU's pidfile says $(cat "$LAB_RUN/qemu.pid" 2>/dev/null), the harness holds $LAB_QEMU_PID"
+	[ "${NICS:-1}" != 2 ] || lab_nic1_up
+}
+
+# NICS=2: QEMU holds tap1; move it to the second NIC's netns and give it its
+# address there (a tap keeps its queue and its file across the move).
+lab_nic1_up() {
+	local ns1
+	ns1=$(lab_ns1 "$LAB_NS")
+	lab_host ip link set tap1 netns "$ns1" || lab_die "cannot move tap1 to $ns1"
+	lab_host1 ip link set tap1 txqueuelen "${FIFO:-32}"
+	lab_host1 ip addr add "$LAB_HOST_IP1/$LAB_PREFIX" dev tap1
+	lab_host1 ip link set tap1 up
+	# No default route here either: this netns reaches only 198.18.2.0/24.
 }
 
 lab_wait_agent() {
