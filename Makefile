@@ -83,3 +83,26 @@ clean:
 
 distclean:
 	rm -rf build
+
+## make soak: a debug kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection;
+## e1000 a module) under traffic, knob churn, ring resizes, link flaps, module
+## reloads and allocation-failure windows for SOAK_SECS (600); ends with the
+## console scan and "N passed, N failed". make soak-baseline: the same on the
+## unpatched tree (the knobs it lacks are skipped). See docs/harness.md.
+export SOAK_SECS SOAK_SEED
+.PHONY: debug baseline-debug soak soak-baseline args-soak
+args-soak:
+	@bench/args.sh soak
+
+## make debug / make baseline-debug: the debug kernels -> build/debug/, build/baseline-debug/
+debug baseline-debug: deps
+	@mkdir -p build; flock -n build/.build.lock true || echo "  KERNEL  waiting for another kernel build (build/.build.lock)"
+	@flock build/.build.lock qemu/build-kernel.sh $@
+
+soak: args-soak debug
+	@qemu/mkinitramfs.sh debug
+	@qemu/soak.sh debug
+
+soak-baseline: args-soak baseline-debug
+	@qemu/mkinitramfs.sh baseline-debug
+	@qemu/soak.sh baseline-debug

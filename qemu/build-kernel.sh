@@ -1,9 +1,14 @@
 #!/bin/bash
 # Build a kernel from the Debian linux-source-6.1 tarball.
 #
-#   qemu/build-kernel.sh patched   -> build/kernel/{bzImage,config}
-#   qemu/build-kernel.sh baseline  -> build/baseline/{bzImage,config}
+#   qemu/build-kernel.sh patched          -> build/kernel/{bzImage,config}
+#   qemu/build-kernel.sh baseline         -> build/baseline/{bzImage,config}
+#   qemu/build-kernel.sh debug            -> build/debug/{bzImage,config,modules}
+#   qemu/build-kernel.sh baseline-debug   -> build/baseline-debug/...
 #
+# The debug variants (make soak) build the patched and the baseline source
+# trees into object directories of their own (build/obj/debug,
+# build/obj/baseline-debug) with qemu/kernel-debug.config merged last.
 # "patched" applies patches/series and overlays drivers/; "baseline" is the same
 # tarball and the same config fragment with neither. The source tree is unpacked
 # afresh whenever its inputs (tarball, series, patches, list of overlay files)
@@ -12,18 +17,27 @@
 # copies that file and rebuilds what depends on it.
 set -euo pipefail
 
-variant=${1:?usage: build-kernel.sh patched|baseline}
+variant=${1:?usage: build-kernel.sh patched|baseline|debug|baseline-debug}
 top=$(cd "$(dirname "$0")/.." && pwd)
 tarball=${KSRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
+# tree: which source tree (patched or baseline); a debug variant shares it.
+case $variant in
+patched) tree=patched out=$top/build/kernel ;;
+baseline) tree=baseline out=$top/build/baseline ;;
+debug) tree=patched out=$top/build/debug ;;
+baseline-debug) tree=baseline out=$top/build/baseline-debug ;;
+*) echo "build-kernel.sh: unknown variant '$variant'" >&2; exit 2 ;;
+esac
 fragments=("$top/qemu/kernel.config")
-[ "$variant" = patched ] && fragments+=("$top/qemu/kernel-patched.config")
-srcroot=$top/build/src/$variant
+[ "$tree" = patched ] && fragments+=("$top/qemu/kernel-patched.config")
+case $variant in *debug) fragments+=("$top/qemu/kernel-debug.config") ;; esac
+srcroot=$top/build/src/$tree
 src=$srcroot/linux
 obj=$top/build/obj/$variant
-case $variant in
-patched) out=$top/build/kernel ;;
-baseline) out=$top/build/baseline ;;
-*) echo "build-kernel.sh: unknown variant '$variant'" >&2; exit 2 ;;
+# Every object directory built from this tree: they go when it is unpacked.
+case $tree in
+patched) tree_objs=("$top/build/obj/patched" "$top/build/obj/debug") ;;
+baseline) tree_objs=("$top/build/obj/baseline" "$top/build/obj/baseline-debug") ;;
 esac
 
 die() { echo "build-kernel.sh: $*" >&2; exit 1; }
@@ -32,7 +46,7 @@ log() { echo "  KERNEL  [$variant] $*"; }
 [ -r "$tarball" ] || die "$tarball missing (make deps installs linux-source-6.1)"
 
 series=()
-if [ "$variant" = patched ]; then
+if [ "$tree" = patched ]; then
 	while read -r p _; do
 		case $p in ''|'#'*) continue ;; esac
 		[ -f "$top/patches/$p" ] || die "patches/series names $p, which does not exist"
@@ -43,12 +57,12 @@ fi
 # Everything that decides the content of the unpacked tree.
 tree_stamp() {
 	stat -c '%n %s %Y' "$tarball"
-	echo "variant $variant"
+	echo "variant $tree"
 	local p
 	for p in "${series[@]}"; do
 		echo "patch $p $(sha256sum < "$top/patches/$p")"
 	done
-	if [ "$variant" = patched ]; then
+	if [ "$tree" = patched ]; then
 		(cd "$top" && find drivers -type f | LC_ALL=C sort)
 	fi
 }
@@ -56,7 +70,7 @@ want_tree=$(tree_stamp | sha256sum | cut -d' ' -f1)
 
 if [ "$(cat "$srcroot/.tree-stamp" 2>/dev/null)" != "$want_tree" ]; then
 	log "unpacking $(basename "$tarball")"
-	rm -rf "$srcroot" "$obj"
+	rm -rf "$srcroot" "${tree_objs[@]}"
 	mkdir -p "$srcroot/tmp"
 	tar -C "$srcroot/tmp" -xf "$tarball"
 	mv "$srcroot"/tmp/linux-source-* "$src"
@@ -75,13 +89,19 @@ if [ "$(cat "$srcroot/.tree-stamp" 2>/dev/null)" != "$want_tree" ]; then
 	echo "$want_tree" > "$srcroot/.tree-stamp"
 fi
 
-if [ "$variant" = patched ] && [ -d "$top/drivers" ]; then
+if [ "$tree" = patched ] && [ -d "$top/drivers" ]; then
 	# -c: copy only files whose content differs, so untouched files keep their
 	# mtime and kbuild rebuilds only what changed.
 	rsync -rc "$top/drivers/" "$src/drivers/"
 fi
 
+# Objects built from another tree than this one (the tree was unpacked again
+# since) would be stale where a file went back to an older mtime.
+if [ -f "$obj/.tree-stamp" ] && [ "$(cat "$obj/.tree-stamp")" != "$want_tree" ]; then
+	rm -rf "$obj"
+fi
 mkdir -p "$obj" "$out"
+echo "$want_tree" > "$obj/.tree-stamp"
 kmake() {
 	make -s -C "$src" O="$obj" ARCH=x86_64 \
 		CC="ccache gcc" HOSTCC="ccache gcc" \
@@ -95,9 +115,15 @@ if [ "$(cat "$obj/.config-stamp" 2>/dev/null)" != "$want_cfg" ]; then
 	kmake tinyconfig >/dev/null
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${fragments[@]}" >/dev/null
 	kmake olddefconfig >/dev/null
-	missing=$(grep -hE '^CONFIG_[A-Z0-9_]+=' "${fragments[@]}" | while IFS= read -r line; do
-		grep -qxF "$line" "$obj/.config" || echo "$line"
-	done)
+	# The last fragment to set a symbol wins (the debug fragment makes
+	# e1000 a module); "is not set" lines are not checked.
+	missing=$(awk '
+		/^CONFIG_[A-Z0-9_]+=/ { n = $0; sub(/=.*/, "", n); want[n] = $0; next }
+		/^# CONFIG_[A-Z0-9_]+ is not set/ { delete want[$2] }
+		END { for (n in want) print want[n] }' "${fragments[@]}" | LC_ALL=C sort |
+		while IFS= read -r line; do
+			grep -qxF "$line" "$obj/.config" || echo "$line"
+		done)
 	[ -z "$missing" ] || die "config symbols dropped by Kconfig (check dependencies): $missing"
 	echo "$want_cfg" > "$obj/.config-stamp"
 fi

@@ -266,6 +266,11 @@ if [ "${HOST_TESTS:-1}" = 1 ]; then
 	host_ktap failures 900 "$top/qemu/hosttests/failures"
 fi
 
+# The soak's console scanner on canned consoles of every kind of kernel
+# report (make soak; no guest, no lab run, a second or so).
+PHASE=console_scanner
+host_ktap console_scanner 60 /usr/bin/python3 "$top/qemu/soak/test_scan.py"
+
 echo "1..$TOP"
 summary
 [ "$FAIL" -eq 0 ]

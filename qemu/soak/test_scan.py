@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""Test the soak's console scanner (scan.py) on canned consoles: every kind
+of report the debug kernel prints must be found, once per report, with its
+kind, and a clean debug console (boot banners, fault-injection noise) must
+give none. KTAP on stdout; exit status 1 on any failure."""
+import os
+import subprocess
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import scan  # noqa: E402
+
+# file -> the kinds of its reports, in order
+EXPECTED = {
+    "clean.log": [],
+    "kasan.log": ["kasan"],
+    "ubsan.log": ["ubsan"],
+    "lockdep.log": ["lockdep", "lockdep"],
+    "warning.log": ["warning"],
+    # the panic right after the kernel BUG is part of that report
+    "bug.log": ["bug", "atomic_sleep", "bug"],
+    "rcu-stall.log": ["rcu_stall"],
+    "soft-lockup.log": ["soft_lockup"],
+    "hard-lockup.log": ["hard_lockup"],
+    "hung-task.log": ["hung_task"],
+    "kmemleak.log": ["kmemleak", "kmemleak"],
+    "kmemleak-quiet.log": ["kmemleak_summary"],
+    "refcount.log": ["refcount"],
+    "list-corruption.log": ["list_corruption"],
+    "gpf-workqueue.log": ["bug", "workqueue_lockup"],
+    # the first soak's find (patched kernel, e1000 tracepoint toggled)
+    "die-int3.log": ["bug"],
+    "panic-alone.log": ["panic"],
+}
+# file -> report index -> a word its attribution must contain
+CODE = {
+    "kasan.log": {0: "e1000"},
+    "ubsan.log": {0: "upstream"},
+    "lockdep.log": {0: "e1000", 1: "upstream"},
+    "refcount.log": {0: "upstream"},
+    "gpf-workqueue.log": {0: "weight knob"},
+    "kmemleak.log": {0: "e1000", 1: "upstream"},
+    "die-int3.log": {0: "e1000"},
+}
+
+results = []
+
+
+def check(name, ok, diag=""):
+    results.append((name, ok, diag))
+
+
+def read(f):
+    with open(os.path.join(here, "testdata", f), encoding="utf-8") as fh:
+        return fh.readlines()
+
+
+for f, kinds in sorted(EXPECTED.items()):
+    got = scan.scan(read(f))
+    check("kinds_" + f[:-4].replace("-", "_"), [r["kind"] for r in got] == kinds,
+          "%s: expected %s, got %s" % (f, kinds, [(r["kind"], r["line"]) for r in got]))
+    for i, word in CODE.get(f, {}).items():
+        code = got[i]["code"] if i < len(got) else "(no report)"
+        check("code_%s_%d" % (f[:-4].replace("-", "_"), i), word in code,
+              "%s report %d: expected '%s' in '%s'" % (f, i + 1, word, code))
+
+# Every kind the issue names is among the canned reports.
+needed = {"kasan", "ubsan", "lockdep", "warning", "bug", "rcu_stall", "soft_lockup",
+          "hard_lockup", "hung_task", "kmemleak", "refcount"}
+seen = {k for kinds in EXPECTED.values() for k in kinds}
+check("every_kind_canned", needed <= seen, "missing: %s" % sorted(needed - seen))
+
+# Frames: the first real frame of a report, noise (dump_stack, kasan_report) left out.
+k = scan.scan(read("kasan.log"))[0]
+check("frames_skip_reporting_code", k["frames"][:2] == ["e1000_clean_rx_irq [e1000]", "e1000_clean [e1000]"],
+      "got %s" % k["frames"][:3])
+
+# On the baseline kernel every report is upstream code.
+b = scan.scan(read("kasan.log"), baseline=True)[0]
+check("baseline_is_upstream", b["code"].startswith("upstream"), b["code"])
+
+# The command line: exit 1 and "N reports" on a report, 0 on a clean console.
+script = os.path.join(here, "scan.py")
+data = os.path.join(here, "testdata")
+p = subprocess.run([sys.executable, script, os.path.join(data, "refcount.log")],
+                   capture_output=True, text=True, timeout=30)
+check("cli_flags_report", p.returncode == 1 and p.stdout.rstrip().endswith("1 reports"),
+      "exit %d: %s" % (p.returncode, p.stdout[-200:]))
+p = subprocess.run([sys.executable, script, os.path.join(data, "clean.log")],
+                   capture_output=True, text=True, timeout=30)
+check("cli_clean", p.returncode == 0 and p.stdout.strip() == "0 reports",
+      "exit %d: %s" % (p.returncode, p.stdout[-200:]))
+
+print("KTAP version 1")
+print("1..%d" % len(results))
+failed = 0
+for n, (name, ok, diag) in enumerate(results, 1):
+    if not ok:
+        failed += 1
+        for line in diag.splitlines():
+            print("# " + line)
+    print("%sok %d %s" % ("" if ok else "not ", n, name))
+sys.exit(1 if failed else 0)
