@@ -310,7 +310,7 @@ result "$(t [ "$rec_ok" -eq "$fw_n" ])" recovered_within_5s "$rec_ok of $fw_n wi
 result "$(t [ "$rate_ok" -eq "$fw_n" ])" rate_after_fault_windows "$rate_ok of $fw_n windows: TCP afterwards at least half the pre-soak $rate0 Mbit/s"
 mism=$(kv knob_mismatches "$out")
 result "$(t [ "$mism" = 0 ])" knob_writes_as_expected \
-	"$knob_writes knob writes (devlink: $(kv devlink_sent "$out") sent, $(kv devlink_bad "$out") bad, $(kv devlink_failed "$out") refused); $mism not as expected$(grep -E '^(mismatch|devlink)_detail' <<<"$out" | sed 's/^[a-z_]* /\n  /')"
+	"$knob_writes knob writes (devlink: $(kv devlink_sent "$out") sent, $(kv devlink_bad "$out") bad, $(kv devlink_failed "$out") refused); $mism not as expected$([ "$mism" = 0 ] || grep -E '^(mismatch|devlink)_detail' <<<"$out" | sed 's/^[a-z_]* /\n  /')"
 resize_ok() { [ "$(kv ring_resize_failed "$out")" = 0 ] && [ "${resizes:-0}" -gt 0 ]; }
 result "$(t resize_ok)" ring_resizes \
 	"$resizes ethtool -G resizes, $(kv ring_resize_failed "$out") failed"
@@ -320,7 +320,7 @@ result "$(t flaps_ok)" link_flaps \
 	"$fl_ok of $fl_n QMP link flaps answered a ping within 10 s; $(kv ip_flaps "$out") ip link down/up, $(kv ip_flap_failed "$out") failed"
 forward() { [ "$(kv backwards "$out")" = 0 ] && [ "$(kv read_failed "$out")" = 0 ]; }
 result "$(t forward)" counters_never_backwards \
-	"$(kv reads "$out") reads of every counter, $(kv counter_comparisons "$out") comparisons, $(kv backwards "$out") went back, $(kv read_failed "$out") reads failed$(grep -E '^backwards_detail' <<<"$out" | sed 's/^[a-z_]* /\n  /')"
+	"$(kv reads "$out") reads of every counter, $(kv counter_comparisons "$out") comparisons, $(kv backwards "$out") went back, $(kv read_failed "$out") reads failed$(grep -E '^(backwards|read_failed)_detail' <<<"$out" | sed 's/^[a-z_]* /\n  /')"
 
 PHASE=after
 out=$(gsoak 180 defaults) || lab_die "knobs not back to defaults: $out"
