@@ -78,6 +78,12 @@ test: args-lab kernel initramfs
 check: kernel
 	@qemu/check.sh
 
+## make series: the mailed series in build/series/ (cover letter, Signed-off-by from
+## git config); every prefix built and checked; the full series = make kernel's tree
+.PHONY: series
+series: deps kernel
+	@qemu/series.sh
+
 clean:
 	rm -rf build/run build/initramfs build/initramfs.img
 

@@ -1,0 +1,195 @@
+#!/bin/bash
+# make series: the series as a maintainer would get it, every prefix built.
+#
+#  1. Puts patches/NNNN-*.patch and the drivers/ overlay back together
+#     (patches/overlay.map says which patch adds each overlay file,
+#     patches/overlay/<patch> what a later patch changes in it) into git
+#     commits on the base files, signed off by whoever runs this (git config
+#     user.name and user.email; nothing stored in the repo), and writes
+#     build/series/NNNN-*.patch with `git format-patch` and
+#     build/series/0000-cover-letter.patch from patches/cover-letter.txt.
+#  2. Applies the mailed patches 1..k to a fresh linux-source-6.1 tree and, for
+#     every k, builds bzImage in build/series/obj/k (tinyconfig +
+#     qemu/kernel.config + qemu/kernel-patched.config) under
+#     flock build/.build.lock, then checks what patch k touches: checkpatch
+#     --strict on the mailed patch, W=1 and sparse (C=2) on its C files, where
+#     a warning on a line the patch adds (or in a file it adds) fails.
+#  3. Checks that the full mailed series gives the tree qemu/build-kernel.sh
+#     builds (patches/series, then drivers/ copied over): `diff -r`.
+#
+# Ends with the time it took; exit status non-zero on any failure.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+tarball=${KSRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
+out=$top/build/series
+src=$out/src/linux
+repo=$out/git
+prefix=${SERIES_PREFIX:-RFC PATCH net-next}
+t0=$(date +%s)
+
+die() { echo "series: $*" >&2; exit 1; }
+log() { echo "  SERIES  $*"; }
+elapsed() { local s=$(( $(date +%s) - t0 )); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
+
+name=$(git -C "$top" config user.name || true)
+email=$(git -C "$top" config user.email || true)
+[ -n "$name" ] && [ -n "$email" ] ||
+	die "git config user.name and user.email must be set: the series is signed off by whoever runs make series (git config --global user.name 'Your Name'; git config --global user.email you@example.org)"
+[ -r "$tarball" ] || die "$tarball missing (make deps installs linux-source-6.1)"
+[ -f "$top/patches/cover-letter.txt" ] || die "patches/cover-letter.txt missing"
+
+mapfile -t series < <(grep -v -e '^#' -e '^$' "$top/patches/series")
+n=${#series[@]}
+declare -A intro=()
+while read -r f p; do
+	[ -n "$f" ] || continue
+	[ -f "$top/$f" ] || die "patches/overlay.map names $f, which is not in drivers/"
+	printf '%s\n' "${series[@]}" | grep -qxF "$p" || die "patches/overlay.map: $f: $p is not in patches/series"
+	intro[$f]=$p
+done < "$top/patches/overlay.map"
+while read -r f; do
+	[ -n "${intro[$f]:-}" ] || die "$f is in drivers/ but not in patches/overlay.map (which patch adds it?)"
+done < <(cd "$top" && find drivers -type f | LC_ALL=C sort)
+
+rm -rf "$out"
+mkdir -p "$out/src" "$out/overlay" "$repo"
+
+# The overlay at every step, newest first: step n is drivers/; step k-1 is
+# step k with patch k's changes to earlier files undone and its own removed.
+cp -a "$top/drivers" "$out/overlay/$n"
+for ((k = n; k > 1; k--)); do
+	p=${series[$((k - 1))]}
+	cp -a "$out/overlay/$k" "$out/overlay/$((k - 1))"
+	for f in "${!intro[@]}"; do
+		[ "${intro[$f]}" = "$p" ] && rm "$out/overlay/$((k - 1))/${f#drivers/}"
+	done
+	if [ -f "$top/patches/overlay/$p" ]; then
+		patch -s -d "$out/overlay/$((k - 1))" -p2 -R --batch --no-backup-if-mismatch \
+			< "$top/patches/overlay/$p" ||
+			die "patches/overlay/$p does not reverse-apply to drivers/: drivers/ was edited where a later patch changes it; edit the development tree and run patches/refresh.sh"
+	fi
+done
+
+log "unpacking $(basename "$tarball")"
+tar -C "$out/src" -xf "$tarball"
+mv "$out"/src/linux-source-* "$src"
+
+# The base versions of every file the series touches, in a small repository:
+# format-patch only needs those, and the patches it writes are the same.
+touched=$(cat "${series[@]/#/$top/patches/}" |
+	sed -n -e 's|^--- a/||p' -e 's|^+++ b/||p' | sort -u)
+git -C "$repo" init -q
+(cd "$src" && for f in $touched; do [ -f "$f" ] && echo "$f"; done) |
+	rsync -a --files-from=- "$src/" "$repo/"
+git -C "$repo" add -A
+git -C "$repo" -c user.name=base -c user.email=base@invalid commit -q -m "linux-source-6.1 (base)"
+git -C "$repo" tag base
+for ((k = 1; k <= n; k++)); do
+	p=${series[$((k - 1))]}
+	git -C "$repo" apply --index "$top/patches/$p" || die "patches/$p does not apply"
+	cp -a "$out/overlay/$k/." "$repo/drivers/"
+	git -C "$repo" add -A
+	git mailinfo "$out/msg" /dev/null < "$top/patches/$p" > "$out/info"
+	{ sed -n 's/^Subject: //p' "$out/info"; echo; cat "$out/msg"; } > "$out/msg.full"
+	git -C "$repo" -c user.name="$name" -c user.email="$email" commit -q -s -F "$out/msg.full"
+done
+rm -f "$out/msg" "$out/info" "$out/msg.full"
+git -C "$repo" -c user.name="$name" -c user.email="$email" format-patch -q \
+	--cover-letter --subject-prefix="$prefix" -o "$out" base..HEAD
+cover=$out/0000-cover-letter.patch
+subject=$(head -1 "$top/patches/cover-letter.txt")
+python3 - "$cover" "$subject" "$top/patches/cover-letter.txt" <<'EOF'
+import sys
+path, subject, blurb = sys.argv[1], sys.argv[2], sys.argv[3]
+body = open(blurb).read().split('\n', 1)[1].lstrip('\n').rstrip('\n')
+s = open(path).read()
+assert '*** SUBJECT HERE ***' in s and '*** BLURB HERE ***' in s
+open(path, 'w').write(s.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***', body))
+EOF
+log "wrote ${out#"$top"/}/: $(cd "$out" && ls [0-9]*.patch | wc -l) files, signed off by $name <$email>"
+
+mapfile -t mailed < <(cd "$out" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-')
+[ ${#mailed[@]} -eq "$n" ] || die "format-patch wrote ${#mailed[@]} patches for $n"
+
+fragments=("$top/qemu/kernel.config" "$top/qemu/kernel-patched.config")
+kmake() {
+	make -s -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+		KBUILD_BUILD_TIMESTAMP="2005-06-15 00:00 UTC" KBUILD_BUILD_USER=lab \
+		KBUILD_BUILD_HOST=lab "$@"
+}
+# Build prefix k in $obj (the build lock held by the caller).
+build_prefix() {
+	kmake tinyconfig >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${fragments[@]}" >/dev/null
+	kmake olddefconfig >/dev/null
+	kmake -j"$(( $(nproc) + 1 ))" bzImage
+}
+# checkpatch, W=1 and sparse on what mailed patch $1 touches.
+check_patch() {
+	local m=$1 fail=0 out added files f o log ours
+	# Two checks that need what this tree lacks: UNKNOWN_COMMIT_ID looks a
+	# cited SHA up in the git history (an unpacked tarball has none; the
+	# cited commits are upstream's), FILE_PATH_CHANGES asks whether a new
+	# file needs a MAINTAINERS line (drivers/net/ethernet/intel/ and
+	# Documentation/networking/devlink/ are covered already).
+	out=$(perl "$src/scripts/checkpatch.pl" --strict --no-tree -q \
+		--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$out_dir/$m" || true)
+	if [ -n "$out" ]; then echo "$out"; fail=1; else log "[$k] checkpatch --strict: clean"; fi
+	# "file line" for every line the patch adds; new files are wholly added.
+	added=$(awk '/^\+\+\+ b\// { f = substr($2, 3); next }
+		/^@@/ { split($3, a, ","); n = substr(a[1], 2); next }
+		f && /^\+/ { print f, n; n++; next }
+		f && /^ / { n++ }' "$out_dir/$m")
+	files=$(awk '{ print $1 }' <<<"$added" | grep '\.c$' | sort -u || true)
+	for f in $files; do
+		o=${f%.c}.o
+		rm -f "$obj/$o"
+		log=$(kmake W=1 C=2 CC=gcc "$o" 2>&1 || echo "BUILD FAILED")
+		ours=$( (grep -E "(^|/)$f:[0-9]+" <<<"$log" || true) | while IFS=: read -r wf line _; do
+			grep -qxF "$f $line" <<<"$added" && grep -F ":$line:" <<<"$log" | grep -F "$f"
+		done | sort -u)
+		if [ -n "$ours" ] || grep -q "BUILD FAILED" <<<"$log"; then
+			echo "W=1/sparse: $f: on lines patch $k adds:"; echo "$ours"
+			grep -q "BUILD FAILED" <<<"$log" && echo "$log"
+			fail=1
+		else
+			log "[$k] W=1 C=2 $f: none on added lines ($(grep -cE '(warning|error):' <<<"$log" || true) upstream)"
+		fi
+	done
+	return $fail
+}
+
+out_dir=$out
+fail=0
+mkdir -p "$top/build"
+for ((k = 1; k <= n; k++)); do
+	m=${mailed[$((k - 1))]}
+	patch -s -d "$src" -p1 --batch --forward --no-backup-if-mismatch < "$out/$m" ||
+		die "mailed $m does not apply on 1..$((k - 1))"
+	obj=$out/obj/$k
+	mkdir -p "$obj"
+	flock -n "$top/build/.build.lock" true || log "waiting for another kernel build (build/.build.lock)"
+	ks=$(date +%s)
+	if ! flock "$top/build/.build.lock" bash -c "set -e; $(declare -f kmake build_prefix); $(declare -p src obj fragments); build_prefix"; then
+		echo "series: patches 1..$k do not build ($m)" >&2
+		exit 1
+	fi
+	log "[$k/$n] $m: built in $(( $(date +%s) - ks )) s"
+	if ! flock "$top/build/.build.lock" bash -c "$(declare -f kmake check_patch log); $(declare -p src obj out_dir k); check_patch $m"; then
+		fail=1
+	fi
+done
+
+# The full mailed series against what qemu/build-kernel.sh builds.
+patched=$top/build/src/patched/linux
+[ -d "$patched" ] || die "no $patched: run make kernel"
+if d=$(flock "$top/build/.build.lock" diff -rq "$src" "$patched"); then
+	log "the mailed series gives the tree build-kernel.sh builds (diff -r: identical)"
+else
+	echo "series: the mailed series and build-kernel.sh's tree differ:" >&2
+	echo "$d" >&2
+	fail=1
+fi
+rm -rf "$out/overlay"
+log "done in $(elapsed): ${out#"$top"/}/ ($( [ $fail = 0 ] && echo "every prefix builds, checks clean" || echo FAILED))"
+exit $fail
