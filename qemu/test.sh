@@ -261,9 +261,9 @@ if [ "${HOST_TESTS:-1}" = 1 ]; then
 	PHASE=bad_input
 	host_ktap bad_input 600 "$top/qemu/hosttests/bad-input"
 	PHASE=interruption
-	host_ktap interruption 1200 "$top/qemu/hosttests/interrupt"
+	host_ktap interruption 2400 "$top/qemu/hosttests/interrupt"
 	PHASE=failures
-	host_ktap failures 900 "$top/qemu/hosttests/failures"
+	host_ktap failures 1800 "$top/qemu/hosttests/failures"
 fi
 
 # The soak's console scanner on canned consoles of every kind of kernel

@@ -65,10 +65,20 @@ os.execvp(sys.argv[1], sys.argv[1:])' \
 	REACHED=0 SCRIPT_PID=none
 }
 
-# at SECS WHAT CMD...: wait for the point where the signal is to land
+# The job's run holds the lab lock (it may first queue behind another run:
+# LAB_LOCK_WAIT above).
+job_owns_lock() {
+	local owner
+	owner=$(sed -n 's/^pid \([0-9]*\),.*/\1/p' "$LOCK.owner" 2>/dev/null)
+	[ -n "$owner" ] && pgrep -s "$job" | grep -qx "$owner"
+}
+
+# at SECS WHAT CMD...: wait for the point where the signal is to land; SECS
+# count from the moment the job's run holds the lock.
 at() {
 	local t=$1 what=$2
 	shift 2
+	wait_for 600 job_owns_lock || ktap_diag "the run never got the lab lock: $(cat "$LOCK.owner" 2>/dev/null)"
 	if wait_for "$t" "$@"; then
 		REACHED=1
 		SCRIPT_PID=$(pgrep -s "$job" -f 'qemu/smoke.sh|bench/run.sh' | head -1)
