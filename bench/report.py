@@ -419,10 +419,17 @@ def resolution_table(rrows):
 def disturbed(rows):
     """Runs during which the paused guest's QEMU still used CPU (> 0.1 s):
     the pause did not hold, so the run shared the host."""
+    built = [r for r in rows if (num(r.get("host_compilers")) or 0) > 0]
+    out = []
+    if built:
+        out += ["**%d run(s) shared the host with a compiler** (a kernel build: cc1 or ld "
+                "seen at the run's start or end; `host_compilers`). Measurements taken "
+                "while a build runs are void: repeat the sweep on a quiet machine." %
+                len(built), ""]
     bad = [r for r in rows if (num(r.get("other_qemu_cpu_s")) or 0) > 0.1]
     if not bad:
-        return []
-    return ["**%d run(s) disturbed**: the other guest's QEMU used CPU while paused (%s). "
+        return out
+    return out + ["**%d run(s) disturbed**: the other guest's QEMU used CPU while paused (%s). "
             "They are kept; check them before trusting a close verdict." % (
                 len(bad), ", ".join("%s %s pair %s: %s s" % (r["kernel"], r["profile"],
                                                               r.get("pair", "?"),

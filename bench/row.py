@@ -43,7 +43,7 @@ COLUMNS = [
     "zl_trials", "zl_fail_mbps", "zl_fail_sent", "zl_fail_lost",
     "zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet", "zl_fail_link",
     "pdr_confirmed", "rtt_p50_ms", "rtt_p99_ms", "ping_sent", "ping_lost",
-    "cpu_us_per_pkt", "host_load1", "qemu_cpu_s", "other_qemu_cpu_s",
+    "cpu_us_per_pkt", "host_load1", "qemu_cpu_s", "other_qemu_cpu_s", "host_compilers",
 ]
 
 # column <- guest counter

@@ -514,7 +514,7 @@ pause_other() {
 run_one() {
 	local kernel=$1 role=$2 w=$3 n=$4 a=$5 d=$6 ring=$7 fifo=$8 link=$9 pin=${10}
 	local prof=${11} rep=${12} pair=${13} dir=$OUT/raw/$k_run t0 t1 q0 q1 res=- offered= rate=$UDP1470_RATE
-	local err= confirmed= load1 c0 c1 o0 o1 other_pid ping_out=
+	local err= confirmed= load1 c0 c1 o0 o1 other_pid ping_out= cc1
 	mkdir -p "$dir"
 	apply_pin "$pin"
 	pause_other "$kernel"
@@ -534,6 +534,8 @@ run_one() {
 	q0=$(must qdiscdrops)
 	t0=$(must tapdrops)
 	read -r load1 _ < /proc/loadavg
+	# a compiler running on the host voids the run (a kernel build)
+	cc1=$(pgrep -c -x 'cc1|cc1plus|ld' || true)
 	c0=$(qemu_cpu "$LAB_QEMU_PID") o0=$(qemu_cpu "$other_pid")
 	case $prof in tcp | tcp4 | udp1470 | udp64) ping_out=$dir/ping-load.txt ;; esac
 	case $prof in
@@ -548,6 +550,7 @@ run_one() {
 	zeroloss64) res=$dir/iperf.json; offered=$(zeroloss 64 "$res" 200) ;;
 	esac
 	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(qemu_cpu "$other_pid")
+	cc1=$((cc1 + $(pgrep -c -x 'cc1|cc1plus|ld' || true)))
 	if [[ $offered = error* ]]; then
 		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see $res.try.err)"
 		offered=
@@ -565,6 +568,7 @@ run_one() {
 		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS" \
 		offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$res.trials" error="$err" \
 		pair="$pair" pdr_confirmed="$confirmed" host_load1="$load1" ping_load="$ping_out" \
+		host_compilers="$cc1" \
 		qemu_cpu_s="$(python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$c0" "$c1")" \
 		other_qemu_cpu_s="$(python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$o0" "$o1")"
 }
