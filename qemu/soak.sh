@@ -79,9 +79,18 @@ report() {
 # A fatal lab error (boot, a guest that stopped answering): one failure, then
 # what was found so far.
 lab_on_die() {
-	result 1 "${PHASE:-lab}" "$*"
+	local why=$*
+	if [ -n "$LAB_QEMU_PID" ] && ! kill -0 "$LAB_QEMU_PID" 2>/dev/null; then
+		why="$why
+QEMU has exited: the guest died (its console's reports below)"
+	fi
+	result 1 "${PHASE:-lab}" "$why"
 	stop_traffic || true
-	[ -f "$LAB_RUN/console.log" ] && scan_console || true
+	if [ -f "$LAB_RUN/console.log" ]; then
+		local rc=0
+		scan_console || rc=$?
+		result "$rc" console_free_of_reports "$(cat "$LAB_RUN/reports.txt")"
+	fi
 	report | tee "$LAB_RUN/soak.ktap"
 }
 # On any exit the traffic generator goes (then lab.sh removes QEMU and the netns).
