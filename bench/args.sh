@@ -29,6 +29,18 @@ args_one() {	# args_one NAME VALUE
 	[ "${#w[@]}" -le 1 ] || args_die "$1: one value, not '$2'"
 }
 
+# args_opt_num NAME MIN MAX / args_opt_word NAME ALLOWED...: the variable
+# NAME, when set, is one number in MIN..MAX / one of ALLOWED.
+args_opt_num() {
+	local v=${!1:-}
+	[ -z "$v" ] || { args_one "$1" "$v"; args_num "$1" "$v" "$2" "$3"; }
+}
+args_opt_word() {
+	local name=$1 v=${!1:-}
+	shift
+	[ -z "$v" ] || { args_one "$name" "$v"; args_words "$name" "$v" "$@"; }
+}
+
 args_list() {	# args_list NAME VALUE MIN MAX: a space-separated list of numbers
 	local v
 	[ -n "${2// /}" ] || args_die "$1: empty list"
@@ -61,15 +73,15 @@ args_lab() {
 	v=${ACCEL:-}
 	[ -z "$v" ] || args_words ACCEL "$v" tcg kvm
 	[ -z "$v" ] || args_one ACCEL "$v"
-	[ -z "${VCPUS:-}" ] || { args_one VCPUS "$VCPUS"; args_num VCPUS "$VCPUS" 1 16; }
-	[ -z "${MEM:-}" ] || { args_one MEM "$MEM"; args_num MEM "$MEM" 128 16384; }
+	args_opt_num VCPUS 1 16
+	args_opt_num MEM 128 16384
 	[ -z "${FIFO:-}" ] || args_list FIFO "$FIFO" 1 100000
-	[ -z "${BOOT_TIMEOUT:-}" ] || { args_one BOOT_TIMEOUT "$BOOT_TIMEOUT"; args_num BOOT_TIMEOUT "$BOOT_TIMEOUT" 10 3600; }
-	[ -z "${CHURN_SECS:-}" ] || { args_one CHURN_SECS "$CHURN_SECS"; args_num CHURN_SECS "$CHURN_SECS" 1 3600; }
-	[ -z "${SECS:-}" ] || { args_one SECS "$SECS"; args_num SECS "$SECS" 1 3600; }
-	[ -z "${NICS:-}" ] || { args_one NICS "$NICS"; args_words NICS "$NICS" 1 2; }
+	args_opt_num BOOT_TIMEOUT 10 3600
+	args_opt_num CHURN_SECS 1 3600
+	args_opt_num SECS 1 3600
+	args_opt_word NICS 1 2
 	[ -z "${COST:-}" ] || args_list COST "$COST" 0 100000
-	[ -z "${LAB_LOCK_WAIT:-}" ] || { args_one LAB_LOCK_WAIT "$LAB_LOCK_WAIT"; args_num LAB_LOCK_WAIT "$LAB_LOCK_WAIT" 0 86400; }
+	args_opt_num LAB_LOCK_WAIT 0 86400
 }
 
 args_bench() {
@@ -104,16 +116,16 @@ args_bench() {
 		[[ $REPS =~ ^[0-9]+$ ]] || args_die "REPS: a number of repetitions or auto, not '$REPS'"
 		args_num REPS "$REPS" 1 100
 	fi
-	[ -z "${MIN_REPS:-}" ] || { args_one MIN_REPS "$MIN_REPS"; args_num MIN_REPS "$MIN_REPS" 1 100; }
-	[ -z "${MAX_REPS:-}" ] || { args_one MAX_REPS "$MAX_REPS"; args_num MAX_REPS "$MAX_REPS" 1 100; }
+	args_opt_num MIN_REPS 1 100
+	args_opt_num MAX_REPS 1 100
 	[ "${REPS:-}" != auto ] || ((${MIN_REPS:-6} <= ${MAX_REPS:-12})) ||
 		args_die "MIN_REPS ${MIN_REPS:-6} exceeds MAX_REPS ${MAX_REPS:-12}"
-	[ -z "${AA:-}" ] || { args_one AA "$AA"; args_words AA "$AA" 0 1; }
-	[ -z "${BENCH_SEED:-}" ] || { args_one BENCH_SEED "$BENCH_SEED"; args_num BENCH_SEED "$BENCH_SEED" 0 2147483647; }
-	[ -z "${SAT_REPS:-}" ] || { args_one SAT_REPS "$SAT_REPS"; args_num SAT_REPS "$SAT_REPS" 0 100; }
-	[ -z "${CALIB:-}" ] || { args_one CALIB "$CALIB"; args_words CALIB "$CALIB" 0 1; }
-	[ -z "${HIST:-}" ] || { args_one HIST "$HIST"; args_words HIST "$HIST" 0 1; }
-	[ -z "${PIN:-}" ] || { args_one PIN "$PIN"; args_words PIN "$PIN" none split client-on-vcpu 0 1; }
+	args_opt_word AA 0 1
+	args_opt_num BENCH_SEED 0 2147483647
+	args_opt_num SAT_REPS 0 100
+	args_opt_word CALIB 0 1
+	args_opt_word HIST 0 1
+	args_opt_word PIN none split client-on-vcpu 0 1
 	[ -z "${CALIB_PINS:-}" ] || args_words CALIB_PINS "$CALIB_PINS" none split client-on-vcpu
 	[ -z "${UDP1470_RATE:-}" ] || args_rate UDP1470_RATE "$UDP1470_RATE"
 	[ -z "${UDP64_RATE:-}" ] || args_rate UDP64_RATE "$UDP64_RATE"
@@ -142,8 +154,8 @@ args_report() {
 # one reload) and SOAK_SEED (the guest's and host's random choices).
 args_soak() {
 	args_lab
-	[ -z "${SOAK_SECS:-}" ] || { args_one SOAK_SECS "$SOAK_SECS"; args_num SOAK_SECS "$SOAK_SECS" 60 86400; }
-	[ -z "${SOAK_SEED:-}" ] || { args_one SOAK_SEED "$SOAK_SEED"; args_num SOAK_SEED "$SOAK_SEED" 0 32767; }
+	args_opt_num SOAK_SECS 60 86400
+	args_opt_num SOAK_SEED 0 32767
 }
 
 # Executed (not sourced): check the knobs of MODE.

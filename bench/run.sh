@@ -497,6 +497,8 @@ qemu_cpu() {
 	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
 
+cpu_delta() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
 # Only the guest being measured runs: the other one is stopped (QMP) so that
 # its timers and housekeeping do not share the host CPUs with the run.
 PAUSED=
@@ -569,8 +571,7 @@ run_one() {
 		offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$res.trials" error="$err" \
 		pair="$pair" pdr_confirmed="$confirmed" host_load1="$load1" ping_load="$ping_out" \
 		host_compilers="$cc1" \
-		qemu_cpu_s="$(python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$c0" "$c1")" \
-		other_qemu_cpu_s="$(python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$o0" "$o1")"
+		qemu_cpu_s="$(cpu_delta "$c0" "$c1")" other_qemu_cpu_s="$(cpu_delta "$o0" "$o1")"
 }
 
 start=$SECONDS
