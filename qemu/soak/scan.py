@@ -100,7 +100,7 @@ FOLLOWS = {
 TS = re.compile(r"^\s*(<\d+>)?\[\s*\d+\.\d+\]\s?")
 FRAME = re.compile(r"^\s*(?:RIP: \d+:)?(?:\[<[0-9a-f]+>\] )?(\? )?([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(\w+)\])?")
 # Functions that are the lab's, outside the e1000 module: the weight knob
-# (patches/0001).
+# (patches/0002).
 OURS_CORE = re.compile(r"^(weight_(show|store)|netdev_(set_)?napi_weight\w*|change_napi_weight)$")
 # Frames that say where a report was printed, not where it happened.
 NOISE = re.compile(r"^(dump_stack\w*|show_stack|print_report|kasan_report|__kasan\w*|kasan_\w+|"
@@ -117,6 +117,12 @@ def clean(line):
 
 
 KMEMLEAK_PREFIX = re.compile(r"^kmemleak: ")
+# The soak's kmemleak check (qemu/guest/soak/soak kmemleak) scans, rescans
+# after a pause and then prints the objects still unreferenced, itself, after
+# this line; the kernel's "N new suspected memory leaks" counts that came
+# before it are then superseded (an object a later scan found referenced again
+# was one of kmemleak's false positives).
+KMEMLEAK_CONFIRMED = re.compile(r"soak: kmemleak: \d+ of \d+ suspected leaks still unreferenced")
 
 
 def kind_of(text):
@@ -151,8 +157,10 @@ def scan(lines, baseline=False):
         reports.append(new_report(kind, i, text))
         last = (kind, i)
     # kmemleak prints its objects (with kmemleak.verbose=1), then how many:
-    # the count is a report only when no object was printed.
-    if any(r["kind"] == "kmemleak" for r in reports):
+    # the count is a report only when no object was printed and the soak did
+    # not confirm the suspects with a rescan.
+    confirmed = any(KMEMLEAK_CONFIRMED.search(clean(l)) for l in lines)
+    if confirmed or any(r["kind"] == "kmemleak" for r in reports):
         reports = [r for r in reports if r["kind"] != "kmemleak_summary"]
     for r in reports:
         r["frames"], r["modules"] = frames_after(lines, r["line"] - 1)
@@ -191,7 +199,7 @@ def attribute(report, baseline):
     if "e1000" in report["modules"] or re.search(r"\be1000_|\[e1000\]|intel/e1000/", text):
         return "e1000 (a module the lab patches): check patches/ first"
     if any(OURS_CORE.match(n) for n in names):
-        return "the weight knob (patches/0001): the lab's code"
+        return "the weight knob (patches/0002): the lab's code"
     return "upstream (no frame in the lab's code)"
 
 
