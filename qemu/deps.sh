@@ -23,7 +23,7 @@ NEED_GB=${NEED_GB:-10}
 pkgs=(
 	linux-source-6.1 gcc make bc flex bison libelf-dev libssl-dev cpio kmod
 	xz-utils ccache rsync patch perl sparse git
-	qemu-system-x86 iperf3 tcpdump dracut-core ethtool iproute2 iputils-ping util-linux procps coreutils
+	qemu-system-x86 iperf3 tcpdump dracut-core ethtool iproute2 iputils-ping util-linux procps coreutils nftables
 	python3 python3-matplotlib python3-numpy python3-scipy
 )
 

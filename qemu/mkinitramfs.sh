@@ -24,7 +24,7 @@ debug|baseline-debug)
 *) echo "mkinitramfs: unknown variant '$variant' (debug or baseline-debug)" >&2; exit 2 ;;
 esac
 tools=(
-	ip ethtool iperf3 devlink setpriv stty base64 cat grep sed awk sort uniq wc
+	ip ethtool iperf3 devlink nft setpriv stty base64 cat grep sed awk sort uniq wc
 	head tail tr cut uname basename dirname join readlink sleep date mount umount dmesg ls mkdir rm cp mv ln chmod seq
 	timeout env tee ps nproc taskset
 )
