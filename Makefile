@@ -5,7 +5,7 @@ SHELL := /bin/bash
 
 # Passed through to the scripts (see qemu/lib/lab.sh): ACCEL=tcg|kvm, VCPUS,
 # MEM, FIFO (tap txqueuelen, the emulated NIC FIFO in frames).
-export ACCEL VCPUS MEM FIFO BOOT_TIMEOUT CHURN_SECS LAB_LOCK_WAIT NICS COST
+export ACCEL TCG_THREAD VCPUS MEM FIFO BOOT_TIMEOUT CHURN_SECS LAB_LOCK_WAIT NICS COST
 # Bench axes (bench/run.sh): make bench WEIGHTS="4 8 16" REFILL="0 16" ...
 export WEIGHTS REFILL ADAPTIVE DEFER RING LINK LINK_BURST BOOT_ORDER PROFILES REPS SECS CALIB PIN \
 	CALIB_PINS HIST SAT_REPS SAT_OFFER \
@@ -113,3 +113,16 @@ soak: args-soak debug
 soak-baseline: args-soak baseline-debug
 	@qemu/mkinitramfs.sh baseline-debug
 	@qemu/soak.sh baseline-debug
+
+## make race WHAT=tp|down: one of the soak's findings as a focused reproducer on the
+## debug kernel (make race-baseline: on the unpatched one); RACE_SECS (120), TCG_THREAD
+export WHAT RACE_SECS
+.PHONY: race race-baseline args-race
+args-race:
+	@bench/args.sh race
+race: args-race debug
+	@qemu/mkinitramfs.sh debug
+	@qemu/race.sh debug "$$WHAT"
+race-baseline: args-race baseline-debug
+	@qemu/mkinitramfs.sh baseline-debug
+	@qemu/race.sh baseline-debug "$$WHAT"

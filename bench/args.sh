@@ -80,6 +80,7 @@ args_lab() {
 	args_opt_num CHURN_SECS 1 3600
 	args_opt_num SECS 1 3600
 	args_opt_word NICS 1 2
+	args_opt_word TCG_THREAD multi single
 	[ -z "${COST:-}" ] || args_list COST "$COST" 0 100000
 	args_opt_num LAB_LOCK_WAIT 0 86400
 }
@@ -158,6 +159,13 @@ args_soak() {
 	args_opt_num SOAK_SEED 0 32767
 }
 
+args_race() {
+	args_lab
+	[ -n "${WHAT:-}" ] || args_die "WHAT: say which race, WHAT=tp or WHAT=down"
+	args_opt_word WHAT tp down
+	args_opt_num RACE_SECS 10 86400
+}
+
 # Executed (not sourced): check the knobs of MODE.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	case ${1:-} in
@@ -165,6 +173,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	bench) ARGS_WHO=bench args_bench ;;
 	report) ARGS_WHO=report args_report ;;
 	soak) ARGS_WHO=soak args_soak ;;
-	*) echo "usage: bench/args.sh lab|bench|report|soak" >&2; exit 2 ;;
+	race) ARGS_WHO=race args_race ;;
+	*) echo "usage: bench/args.sh lab|bench|report|soak|race" >&2; exit 2 ;;
 	esac
 fi

@@ -14,7 +14,9 @@
 # VCPUS (1), MEM in MiB (512), FIFO = tap txqueuelen, the emulated NIC FIFO in
 # frames (32), BOOT_TIMEOUT in s (60), LAB_LOCK_WAIT in s (0: a second lab run
 # refuses at once; S: it waits up to S seconds for the running one), NICS (1;
-# 2: a second e1000, eth1, on tap1 in a netns of its own, 198.18.2.0/24).
+# 2: a second e1000, eth1, on tap1 in a netns of its own, 198.18.2.0/24),
+# TCG_THREAD=multi|single (multi: one host thread per vCPU; single: QEMU
+# runs all vCPUs in one thread, taking turns).
 #
 # What a run starts, and only that, goes when it ends (EXIT, or INT, TERM or
 # HUP at any point): its QEMU (whose own pid the harness holds), every process
@@ -220,6 +222,10 @@ lab_init() {
 	kvm) echo "lab: ACCEL=kvm requested; a KVM guest hangs on these machines" >&2 ;;
 	*) lab_die "ACCEL must be tcg or kvm, not '${ACCEL}'" ;;
 	esac
+	case ${TCG_THREAD:-multi} in
+	multi | single) ;;
+	*) lab_die "TCG_THREAD must be multi or single, not '${TCG_THREAD}'" ;;
+	esac
 	[[ $tag =~ ^[a-z0-9]+$ ]] || lab_die "lab_init: tag '$tag' is not [a-z0-9]+"
 	LAB_TAG=$tag
 	trap 'lab_exit' EXIT
@@ -308,9 +314,11 @@ lab_boot() {
 	else
 		console=(-chardev "file,id=con,path=$LAB_RUN/console.log" -serial chardev:con)
 	fi
+	local accel=${ACCEL:-tcg}
+	[ "$accel" != tcg ] || accel=tcg,thread=${TCG_THREAD:-multi}
 	qemu_args=(
 		-name "${LAB_NS},debug-threads=on"
-		-machine pc -accel "${ACCEL:-tcg}" -smp "${VCPUS:-1}" -m "${MEM:-512}"
+		-machine pc -accel "$accel" -smp "${VCPUS:-1}" -m "${MEM:-512}"
 		-nodefaults -no-user-config -display none -no-reboot
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyS0,115200 panic=-1 lab.mode=$mode lab.addr=$LAB_GUEST_IP/$LAB_PREFIX $append2 ${LAB_APPEND:-}"

@@ -26,6 +26,9 @@ EXPECTED = {
     "hung-task.log": ["hung_task"],
     "kmemleak.log": ["kmemleak", "kmemleak"],
     "kmemleak-quiet.log": ["kmemleak_summary"],
+    # the soak's rescan: suspects referenced again are no report, the rest are
+    "kmemleak-rescan-clean.log": [],
+    "kmemleak-rescan-leak.log": ["kmemleak"],
     "refcount.log": ["refcount"],
     "list-corruption.log": ["list_corruption"],
     "gpf-workqueue.log": ["bug", "workqueue_lockup"],
