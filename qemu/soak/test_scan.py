@@ -29,6 +29,7 @@ EXPECTED = {
     # the soak's rescan: suspects referenced again are no report, the rest are
     "kmemleak-rescan-clean.log": [],
     "kmemleak-rescan-leak.log": ["kmemleak"],
+    "kmemleak-tcp-ack.log": ["kmemleak", "kmemleak"],
     "refcount.log": ["refcount"],
     "list-corruption.log": ["list_corruption"],
     "gpf-workqueue.log": ["bug", "workqueue_lockup"],
@@ -67,6 +68,17 @@ for f, kinds in sorted(EXPECTED.items()):
         code = got[i]["code"] if i < len(got) else "(no report)"
         check("code_%s_%d" % (f[:-4].replace("-", "_"), i), word in code,
               "%s report %d: expected '%s' in '%s'" % (f, i + 1, word, code))
+
+# Known upstream reports (qemu/soak/known-upstream.txt): the pure-ACK leak in
+# upstream code alone is known; the same frames through e1000 never are.
+known = scan.read_known(os.path.join(here, "known-upstream.txt"))
+k = scan.mark_known(scan.scan(read("kmemleak-tcp-ack.log")), known)
+check("known_upstream_tcp_ack", len(k) == 2 and bool(k[0]["known"]),
+      "report 1 should be known: %s" % [(r["code"], r["known"]) for r in k])
+check("known_never_in_lab_code", len(k) == 2 and k[1]["known"] is None,
+      "report 2 runs through e1000 and must not be known: %s" % [(r["code"], r["known"]) for r in k])
+k = scan.mark_known(scan.scan(read("kasan.log")), known)
+check("known_leaves_others", all(r["known"] is None for r in k), "kasan.log: %s" % k)
 
 # Every kind the issue names is among the canned reports.
 needed = {"kasan", "ubsan", "lockdep", "warning", "bug", "rcu_stall", "soft_lockup",
