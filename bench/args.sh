@@ -89,6 +89,7 @@ args_bench() {
 	local v r
 	args_lab
 	[ -z "${WEIGHTS:-}" ] || args_list WEIGHTS "$WEIGHTS" 1 1024
+	[ -z "${WEIGHTS_ETH1:-}" ] || args_list WEIGHTS_ETH1 "$WEIGHTS_ETH1" 1 1024
 	[ -z "${RING:-}" ] || args_list RING "$RING" 48 4096
 	[ -z "${REFILL:-}" ] || args_list REFILL "$REFILL" 0 4096
 	if [ -n "${REFILL:-}" ]; then
@@ -111,7 +112,12 @@ args_bench() {
 		[[ $LINK_BURST =~ ^[1-9][0-9]{0,5}kb$ ]] && ((${LINK_BURST%kb} >= 2)) ||
 			args_die "LINK_BURST: a tc size of at least 2kb (one frame must fit), like 3kb or 64kb, not '$LINK_BURST'"
 	fi
-	[ -z "${PROFILES:-}" ] || args_words PROFILES "$PROFILES" tcp tcp4 udp1470 udp64 zeroloss idle
+	[ -z "${PROFILES:-}" ] || args_words PROFILES "$PROFILES" tcp tcp4 udp1470 udp64 zeroloss idle \
+		share share-adaptive router
+	# share, share-adaptive and router need eth1: they boot both guests with NICS=2
+	if [ "${NICS:-}" = 1 ] && [[ " ${PROFILES:-} " =~ \ (share|share-adaptive|router)\  ]]; then
+		args_die "NICS: profile ${BASH_REMATCH[1]} needs two NICs, not NICS=1"
+	fi
 	if [ -n "${REPS:-}" ] && [ "$REPS" != auto ]; then
 		args_one REPS "$REPS"
 		[[ $REPS =~ ^[0-9]+$ ]] || args_die "REPS: a number of repetitions or auto, not '$REPS'"

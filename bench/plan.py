@@ -4,16 +4,22 @@
     plan.py REP          the runs of repetition REP (1, 2, ...)
 
 Columns: kernel role weight refill adaptive defer ring fifo link pin
-profile rep pair.
+profile weight_eth1 cost rep pair (weight_eth1 "-" for the one-NIC
+profiles).
 
 Every run is one half of a pair: a patched configuration and the baseline
 (fixed weight 64, refill 16, no adaptive quota) with the same environment
-(defer, ring, fifo, link, CPU layout) and profile, run back to back, so that
-the drift of the machine between minutes cancels inside the pair. Which of
-the two runs first is drawn at random for every pair (AB or BA). The pairs:
+(defer, ring, fifo, link, CPU layout, COST) and profile, run back to back,
+so that the drift of the machine between minutes cancels inside the pair.
+Which of the two runs first is drawn at random for every pair (AB or BA).
+The pairs:
 
 * role sweep: every combination of the patched axes, each with its
-  baseline twin;
+  baseline twin. COST (rules on eth0's path, default 0) multiplies every
+  profile. The two-NIC profiles (share, share-adaptive, router) also take
+  WEIGHTS_ETH1 (eth1's weight, default 64; the baseline's is 64 too);
+  share runs with the adaptive quota off and share-adaptive with it on,
+  whatever ADAPTIVE says, so ADAPTIVE multiplies only the other profiles;
 * role calib (CALIB=1): ring 4096 (weight 256 on the patched kernel), tcp,
   once per link mode of LINK and CPU layout of CALIB_PINS: the ceiling no RX
   policy can pass;
@@ -30,6 +36,12 @@ import random
 import sys
 
 
+# The profiles that need eth1 (NICS=2), and those whose adaptive setting is
+# their own.
+TWO_NIC = ("share", "share-adaptive", "router")
+FORCED_ADAPTIVE = {"share": "off", "share-adaptive": "on"}
+
+
 def axis(name, default):
     return os.environ.get(name, default).split()
 
@@ -38,6 +50,8 @@ def pairs():
     weights = axis("WEIGHTS", "4 8 16 32 64 128")
     refills = axis("REFILL", "0 16")
     adaptive = axis("ADAPTIVE", "off")
+    weights1 = axis("WEIGHTS_ETH1", "64")
+    costs = axis("COST", "0")
     defers = axis("DEFER", "0")
     rings = axis("RING", "256")
     fifos = axis("FIFO", "32")
@@ -56,18 +70,25 @@ def pairs():
     for w, n, a, d, r, f, l in itertools.product(
             weights, refills, adaptive, defers, rings, fifos, links):
         for p in profiles:
-            out.append((("patched", "sweep", w, n, a, d, r, f, l, pin, p),
-                        ("baseline", "sweep", "64", "16", "off", d, r, f, l, pin, p)))
+            if p in FORCED_ADAPTIVE and a != adaptive[0]:
+                continue  # once, at its own setting
+            ap = FORCED_ADAPTIVE.get(p, a)
+            for w1, c in itertools.product(weights1 if p in TWO_NIC else ["-"], costs):
+                out.append((("patched", "sweep", w, n, ap, d, r, f, l, pin, p, w1, c),
+                            ("baseline", "sweep", "64", "16", "off", d, r, f, l, pin, p,
+                             "-" if w1 == "-" else "64", c)))
     if calib:
         for f, l, c in itertools.product(fifos, links, calib_pins):
-            out.append((("patched", "calib", "256", "16", "off", "0", "4096", f, l, c, "tcp"),
-                        ("baseline", "calib", "64", "16", "off", "0", "4096", f, l, c, "tcp")))
+            out.append((("patched", "calib", "256", "16", "off", "0", "4096", f, l, c, "tcp",
+                         "-", "0"),
+                        ("baseline", "calib", "64", "16", "off", "0", "4096", f, l, c, "tcp",
+                         "-", "0")))
     if hist:
         for p in ("tcp", "udp1470"):
             out.append((("patched", "hist", "64", "16", "off", "0", ring_goal, fifos[0],
-                         links[0], pin, p),
+                         links[0], pin, p, "-", "0"),
                         ("baseline", "hist", "64", "16", "off", "0", ring_goal, fifos[0],
-                         links[0], pin, p)))
+                         links[0], pin, p, "-", "0")))
     return out
 
 

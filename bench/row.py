@@ -19,7 +19,18 @@ could be read and is left out of every figure by report.py.
 A zero-loss row's counters span the whole bisection; the zl_fail_* columns
 are those of its lowest failing trial alone.
 Counters the kernel does not have (the baseline has no napi_* counters) are
-left empty, never zero. Role hist: napi_polls and the hist_* columns come
+left empty, never zero.
+
+Two NICs (NICS=2): nic=eth0|eth1 makes the row one NIC's of a share run
+(BEFORE/AFTER are that NIC's snapshots, so its own counters; the CPU split,
+softnet and socket counters are guest-wide), peer=BEFORE,AFTER the other
+NIC's snapshots (for its share of the packets, pkt_share) and poll=FILE the
+per-NIC sums of the patched driver's tracepoint (benchpoll stop: the
+trace_* columns and its share of the RX softirq time, ns_share). A router
+row (profile router, no nic) has eth0's counters, eth0's trace sums, and
+from peer (eth1's snapshots) fwd_drops: packets eth0 received that eth1 did
+not send; rcv_sock_drops=N are the receiver's socket drops on the host.
+weight_eth1 "-" (a one-NIC profile) is written empty. Role hist: napi_polls and the hist_* columns come
 from the napi:napi_poll hist trigger (trace_hist_* lines in AFTER, benchhist)
 on both kernels, so the two are measured the same way.
 """
@@ -44,6 +55,10 @@ COLUMNS = [
     "zl_fail_fifo", "zl_fail_sock", "zl_fail_softnet", "zl_fail_link",
     "pdr_confirmed", "rtt_p50_ms", "rtt_p99_ms", "ping_sent", "ping_lost",
     "cpu_us_per_pkt", "host_load1", "qemu_cpu_s", "other_qemu_cpu_s", "host_compilers",
+    # two NICs (NICS=2) and COST; empty (cost 0) for the one-NIC profiles
+    "nic", "weight_eth1", "cost", "trace_polls", "trace_work", "trace_ns",
+    "poll_ns_per_pkt", "quota_mean", "ewma_ns_per_pkt", "pkt_share", "ns_share",
+    "fwd_drops", "rcv_sock_drops",
 ]
 
 # column <- guest counter
@@ -173,11 +188,53 @@ def ping_load(path, row):
 USER_HZ = 100
 
 
+def two_nics(row, a, b, peer, poll, errors):
+    """The per-NIC columns of a share or router row (see the docstring)."""
+    nic = row.get("nic") or "eth0"
+    pb, pa = (snap(p) for p in peer.split(",", 1)) if peer else ({}, {})
+    key = "sys_rx_packets"
+    if peer and not all(key in s and "sys_tx_packets" in s for s in (pb, pa)):
+        errors.append("counters unreadable (the other NIC's snapshot)")
+        pb = pa = {}
+    own = a.get(key, 0) - b.get(key, 0) if key in a and key in b else None
+    other = pa[key] - pb[key] if key in pa else None
+    if row.get("nic") and own is not None and other is not None:
+        if own + other:
+            row["pkt_share"] = "%.4f" % (own / (own + other))
+        if "cpu_total" in a and "cpu_idle" in b and own + other:  # guest-wide, both NICs
+            busy = (a["cpu_total"] - b["cpu_total"]) - (a["cpu_idle"] - b["cpu_idle"])
+            row["cpu_us_per_pkt"] = "%.3f" % (busy * 1e6 / USER_HZ / (own + other))
+    if row.get("profile") == "router" and own is not None and "sys_tx_packets" in pa:
+        row["fwd_drops"] = own - (pa["sys_tx_packets"] - pb["sys_tx_packets"])
+    if not poll:
+        return
+    t = snap(poll)
+    if "trace_%s_polls" % nic not in t:
+        errors.append("counters unreadable (no e1000_napi_poll sums for %s)" % nic)
+        return
+    if t.get("trace_poll_dropped"):
+        print("bench: the e1000_napi_poll hist trigger dropped %d entries"
+              % t["trace_poll_dropped"], file=sys.stderr)
+    polls, work, ns = (t["trace_%s_%s" % (nic, k)] for k in ("polls", "work", "ns"))
+    row.update(trace_polls=polls, trace_work=work, trace_ns=ns)
+    if work:
+        row["poll_ns_per_pkt"] = "%.0f" % (ns / work)
+    if polls:
+        row["quota_mean"] = "%.1f" % (t["trace_%s_quota" % nic] / polls)
+        row["ewma_ns_per_pkt"] = "%.0f" % (t["trace_%s_ewma" % nic] / polls)
+    total = sum(v for k, v in t.items() if k in ("trace_eth0_ns", "trace_eth1_ns"))
+    if total:
+        row["ns_share"] = "%.4f" % (ns / total)
+
+
 def main():
     csv_path, before, after, tap0, tap1, result = sys.argv[1:7]
     row = dict(a.split("=", 1) for a in sys.argv[7:])
     errors = [row.pop("error", "")]
     ping_file = row.pop("ping_load", "")
+    peer, poll = row.pop("peer", ""), row.pop("poll", "")
+    if row.get("weight_eth1") == "-":
+        row["weight_eth1"] = ""
     b, a = snap(before), snap(after)
     for name, s in (("before", b), ("after", a)):
         missing = [k for k in NEEDED if k not in s]
@@ -206,6 +263,8 @@ def main():
     if "cpu_total" in a and "cpu_idle" in b and row.get("rx_packets"):
         busy = (a["cpu_total"] - b["cpu_total"]) - (a["cpu_idle"] - b["cpu_idle"])
         row["cpu_us_per_pkt"] = "%.3f" % (busy * 1e6 / USER_HZ / row["rx_packets"])
+    if peer or poll:
+        two_nics(row, a, b, peer, poll, errors)
     if ping_file:  # latency is an extra: without it the run still counts
         note = ping_load(ping_file, row)
         if note:

@@ -18,7 +18,22 @@
 #   LINK     host-side pacing of the tap (tbf rate, e.g. 1gbit) or none  "1gbit"
 #   LINK_BURST the tbf bucket (3kb): how many bytes may leave back to back;
 #            1gbit with 3kb is a wire (frame by frame), none is unpaced
-#   PROFILES tcp tcp4 udp1470 udp64 zeroloss idle  "tcp tcp4 udp1470 udp64"
+#   PROFILES tcp tcp4 udp1470 udp64 zeroloss idle  "tcp tcp4 udp1470 udp64",
+#            and the two-NIC ones (they boot both guests with NICS=2):
+#            share: eth0 and eth1 flooded at once by UDP 1470 B from their
+#              two netns, each offered SAT_OFFER (more than the guest takes);
+#              a row per NIC: delivered rate, drops by place, its share of
+#              the packets and (patched kernel) of the RX softirq time, the
+#              sum of its polls' ns (e1000:e1000_napi_poll).
+#            share-adaptive: the same with adaptive_quota on for both NICs
+#              (the baseline as in share).
+#            router: the guest forwards eth0 -> eth1 (ip_forward=1): the host
+#              sends from tap0's netns to tap1's address through the guest.
+#              Forwarding rate at SAT_OFFER with ping under load (through
+#              the guest), drops by place, then the PDR 0.1 % by bisection.
+#   WEIGHTS_ETH1 eth1's weight in the two-NIC profiles "64" (baseline: 64)
+#   COST     rules of an nftables chain eth0's packets walk (benchcost): a
+#            per-packet cost on eth0, for every profile   "0"
 #   REPS 3, or auto: pairs are added a repetition at a time (at least
 #     MIN_REPS, 6) until every goal has a verdict or MAX_REPS (12) is reached.
 #   SECS 5 (per run; TCP omits 1 s of slow start more), UDP64_RATE 20M,
@@ -63,10 +78,14 @@ if [ "${AA:-0}" = 1 ]; then
 fi
 export WEIGHTS=${WEIGHTS:-"4 8 16 32 64 128"} REFILL=${REFILL:-"0 16"}
 export ADAPTIVE=${ADAPTIVE:-off} DEFER=${DEFER:-0} RING=${RING:-256}
+export WEIGHTS_ETH1=${WEIGHTS_ETH1:-64} COST=${COST:-0}
 export FIFO=${FIFO:-32} LINK=${LINK:-1gbit} REPS=${REPS:-3} CALIB=${CALIB:-1}
 export LINK_BURST=${LINK_BURST:-3kb} MIN_REPS=${MIN_REPS:-6} MAX_REPS=${MAX_REPS:-12}
 export AA=${AA:-0} BENCH_SEED=${BENCH_SEED:-$((RANDOM * 32768 + RANDOM))}
 export PROFILES=${PROFILES:-"tcp tcp4 udp1470 udp64"}
+# The two-NIC profiles boot both guests with eth1 (lab.sh: NICS=2).
+[[ " $PROFILES " =~ \ (share|share-adaptive|router)\  ]] && NICS=2
+export NICS=${NICS:-1}
 SECS=${SECS:-5} UDP64_RATE=${UDP64_RATE:-20M}
 UDP1470_RATE=${UDP1470_RATE:-} SAT_REPS=${SAT_REPS:-3} SAT_OFFER=${SAT_OFFER:-1000M}
 case ${PIN:-split} in 1) PIN=split ;; 0) PIN=none ;; *) PIN=${PIN:-split} ;; esac
@@ -220,7 +239,9 @@ meta = {
                 "applied": sorted(set(open(pin_file).read().splitlines())) if os.path.exists(pin_file) else []},
     "parameters": {k: E.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "DEFER", "RING", "FIFO", "LINK",
                                              "LINK_BURST", "BOOT_ORDER", "PROFILES", "REPS", "CALIB",
-                                             "CALIB_PINS", "PIN", "HIST")},
+                                             "CALIB_PINS", "PIN", "HIST")
+                   + (("WEIGHTS_ETH1", "COST", "NICS", "SAT_OFFER") if E.get("NICS") == "2" else ())
+                   + (("COST",) if E.get("NICS") != "2" and E.get("COST", "0") != "0" else ())},
     "secs": int(E["M_SECS"]), "udp1470_rate": E["M_UDP1470_RATE"], "udp64_rate": E["M_UDP64_RATE"],
     "udp1470_rate_source": E["M_RATE_SOURCE"],
     "saturation": {"offered": E["M_SAT_OFFER"], "reps": int(E["M_SAT_REPS"]),
@@ -287,7 +308,7 @@ if [ -z "$UDP1470_RATE" ]; then
 	if [ "$UDP1470_RATE" != - ]; then
 		for rep in $(seq "$SAT_REPS"); do
 			for k in baseline patched; do
-				printf '%s\tsat\t64\t16\toff\t0\t%s\t%s\t%s\t%s\tudp1470\t%s\tsat-%s\n' \
+				printf '%s\tsat\t64\t16\toff\t0\t%s\t%s\t%s\t%s\tudp1470\t-\t0\t%s\tsat-%s\n' \
 					"$k" "$ring_goal" "${FIFO%% *}" "${LINK%% *}" "$PIN" "$rep" "$rep"
 			done
 		done > "$OUT/sat.tsv"
@@ -318,6 +339,27 @@ apply_pin() {
 	pin_cur=$layout
 }
 
+# NICS=2, once per guest after its boot: the guest's second iperf3 server
+# (port 5202, for eth1's stream in share), and the router's paths: tap0's
+# netns reaches tap1's network through the guest and back (198.18.0.0/15
+# only, no route out), with an iperf3 server in tap1's netns as the
+# receiver (router), pinned where the sweep's iperf3 clients run.
+nic1_setup() {
+	local i
+	must lab_ctl /lab/iperf3-server 5202 >/dev/null
+	must lab_host ip route add "${LAB_HOST_IP1%.*}.0/$LAB_PREFIX" via "$LAB_GUEST_IP"
+	must lab_host1 ip route add "${LAB_HOST_IP%.*}.0/$LAB_PREFIX" via "$LAB_GUEST_IP1"
+	[[ " $PROFILES " = *" router "* ]] || return 0
+	must lab_host1 taskset -c "${PIN_CLIENT[$PIN]}" iperf3 -s -D -p 5201 \
+		--logfile "$LAB_RUN/iperf3-receiver.log"
+	for i in $(seq 100); do
+		[ -z "$(lab_host1 ss -Hltn 'sport = :5201')" ] || return 0
+		sleep 0.1
+	done
+	FAIL_OUT=$(cat "$LAB_RUN/iperf3-receiver.log" 2>/dev/null || true)
+	lab_die "the router's receiver (iperf3 -s in $(lab_ns1 "$LAB_NS")) not listening after 10 s"
+}
+
 
 for k in $BOOT_ORDER; do
 	CUR_STEP="the boot of the $k guest"
@@ -327,57 +369,87 @@ for k in $BOOT_ORDER; do
 	[ "$k" = baseline ] || [ "$AA" = 1 ] && img=$top/build/baseline/bzImage
 	lab_boot "$img" "$top/build/initramfs.img"
 	must lab_ctl /lab/iperf3-server >/dev/null
+	[ "$NICS" != 2 ] || nic1_setup
 	release=$(must lab_ctl uname -r)
 	version=$(must lab_ctl cat /proc/version)
 	echo "$release $version" > "$LAB_RUN/version"
 done
 write_meta
 
-# Host side of the current guest's link: FIFO depth and pacing.
+# on_nic NIC CMD...: CMD on the host side of the guest's NIC (eth0: in
+# tap0's netns, eth1: in tap1's); tap_of NIC: that tap.
+on_nic() {
+	local nic=$1
+	shift
+	if [ "$nic" = eth1 ]; then lab_host1 "$@"; else lab_host "$@"; fi
+}
+tap_of() { if [ "$1" = eth1 ]; then echo tap1; else echo tap0; fi; }
+nics() { if [ "$NICS" = 2 ]; then echo eth0 eth1; else echo eth0; fi; }
+
+# Host side of the current guest's links (both taps with NICS=2): FIFO
+# depth and pacing.
 set_link() {
-	local fifo=$1 link=$2
-	lab_host ip link set tap0 txqueuelen "$fifo"
-	if [ "$link" = none ]; then
-		lab_host tc qdisc del dev tap0 root 2>/dev/null || true
-	else
-		lab_host tc qdisc replace dev tap0 root tbf rate "$link" burst "$LINK_BURST" latency 20ms
-	fi
+	local fifo=$1 link=$2 nic tap
+	for nic in $(nics); do
+		tap=$(tap_of "$nic")
+		on_nic "$nic" ip link set "$tap" txqueuelen "$fifo"
+		if [ "$link" = none ]; then
+			on_nic "$nic" tc qdisc del dev "$tap" root 2>/dev/null || true
+		else
+			on_nic "$nic" tc qdisc replace dev "$tap" root tbf rate "$link" burst "$LINK_BURST" latency 20ms
+		fi
+	done
 }
 
-tapdrops() { lab_host cat /sys/class/net/tap0/statistics/tx_dropped; }
-# Drops of the host's qdisc on tap0 (the LINK tbf): a place the tap's
-# tx_dropped does not count.
+# tapdrops [NIC]: the tap's drops (its queue, the NIC's FIFO, full).
+# shellcheck disable=SC2120 # NIC is passed through must
+tapdrops() { on_nic "${1:-eth0}" cat "/sys/class/net/$(tap_of "${1:-eth0}")/statistics/tx_dropped"; }
+# qdiscdrops [NIC]: drops of the host's qdisc on the tap (the LINK tbf): a
+# place the tap's tx_dropped does not count.
+# shellcheck disable=SC2120 # NIC is passed through must
 qdiscdrops() {
-	lab_host tc -s qdisc show dev tap0 root |
+	on_nic "${1:-eth0}" tc -s qdisc show dev "$(tap_of "${1:-eth0}")" root |
 		awk '{ for (i = 1; i < NF; i++) if ($i == "(dropped") { sub(",", "", $(i + 1)); s += $(i + 1) } }
 		     END { print s + 0 }'
 }
+# The router's receiver: UDP receive buffer drops in tap1's netns.
+rcvdrops() {
+	lab_host1 cat /proc/net/snmp | awk '$1 == "Udp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") c = i; h = 1 }
+		else { print $c + 0; exit } }'
+}
 
-# Bounded wait until the guest answers on its NIC again (after a ring change).
+# reachable [NIC [ADDR]]: bounded wait until ADDR (the guest on NIC by
+# default) answers ping from NIC's side (after a ring change; through the
+# guest for the router).
 reachable() {
-	local i
+	local i nic=${1:-eth0} addr=${2:-}
+	[ -n "$addr" ] || addr=$([ "$nic" = eth1 ] && echo "$LAB_GUEST_IP1" || echo "$LAB_GUEST_IP")
 	for i in $(seq 20); do
-		lab_host ping -q -c 1 -W 1 "$LAB_GUEST_IP" >/dev/null 2>&1 && return 0
+		on_nic "$nic" ping -q -c 1 -W 1 "$addr" >/dev/null 2>&1 && return 0
 	done
-	FAIL_CMD="ping -c 1 -W 1 $LAB_GUEST_IP (from netns $LAB_NS), 20 tries" FAIL_RC=1
-	FAIL_OUT=$(lab_host ping -c 1 -W 1 "$LAB_GUEST_IP" 2>&1 || true)
-	lab_die "guest $LAB_CUR does not answer ping on eth0 after 20 tries"
+	FAIL_CMD="ping -c 1 -W 1 $addr (from the host side of $nic), 20 tries" FAIL_RC=1
+	FAIL_OUT=$(on_nic "$nic" ping -c 1 -W 1 "$addr" 2>&1 || true)
+	lab_die "guest $LAB_CUR: $addr does not answer ping from the host side of $nic after 20 tries"
 }
 
 # iperf OUT.json ARGS...: a client run of SECS (IPERF_SECS), bounded; its
 # exit code in OUT.json.rc. With PING_OUT set, ping runs beside it at 100
 # per second for as long (latency under load: the other side of a long poll).
+# The client runs on the host side of IPERF_NIC (eth0) and sends to
+# IPERF_DST:IPERF_PORT (the guest's eth0 address:5201); ping goes to
+# IPERF_DST as well.
 iperf() {
-	local out=$1 rc=0 t=${IPERF_SECS:-$SECS} ping_pid= extra=0
+	local out=$1 rc=0 t=${IPERF_SECS:-$SECS} ping_pid= extra=0 nic=${IPERF_NIC:-eth0}
+	local dst=${IPERF_DST:-$LAB_GUEST_IP}
 	shift
 	[[ " $* " != *" -O 1 "* ]] || extra=1
 	if [ -n "${PING_OUT:-}" ]; then
-		lab_host timeout $((t + extra + 15)) ping -n -i 0.01 -W 1 -c $(((t + extra) * 100)) \
-			"$LAB_GUEST_IP" > "$PING_OUT" 2>&1 &
+		on_nic "$nic" timeout $((t + extra + 15)) ping -n -i 0.01 -W 1 -c $(((t + extra) * 100)) \
+			"$dst" > "$PING_OUT" 2>&1 &
 		ping_pid=$!
 	fi
-	lab_host timeout $((t + extra + 30)) "${client_pin[@]}" iperf3 -c "$LAB_GUEST_IP" \
-		-t "$t" --json "$@" > "$out" 2> "$out.err" || rc=$?
+	on_nic "$nic" timeout $((t + extra + 30)) "${client_pin[@]}" iperf3 -c "$dst" \
+		-p "${IPERF_PORT:-5201}" -t "$t" --json "$@" > "$out" 2> "$out.err" || rc=$?
 	echo "$rc" > "$out.rc"
 	[ -z "$ping_pid" ] || wait "$ping_pid" || true
 }
@@ -405,11 +477,15 @@ PY
 
 # The places one zero-loss trial is attributed to, one line "fifo link sock
 # softnet": the tap's and the qdisc's drops on the host, the guest's UDP
-# socket and backlog drops (one benchsnap).
+# socket and backlog drops (one benchsnap). ZL_ROUTER=1 (the router's PDR):
+# the socket is the receiver's, in tap1's netns.
 zl_counters() {
-	echo "$(tapdrops) $(qdiscdrops) $(lab_ctl benchsnap after |
+	local snap
+	snap=$(lab_ctl benchsnap after |
 		awk '$1 == "udp_RcvbufErrors" { r = $2 } $1 == "softnet_dropped" { d = $2 }
-		     END { print r + 0, d + 0 }')"
+		     END { print r + 0, d + 0 }')
+	[ "${ZL_ROUTER:-0}" = 0 ] || snap="$(rcvdrops) ${snap#* }"
+	echo "$(tapdrops) $(qdiscdrops) $snap"
 }
 
 # One zero-loss trial: zl_trial LEN RATE_MBPS OUT.json prints ok, fail or
@@ -513,10 +589,27 @@ pause_other() {
 	PAUSED=$other
 }
 
+# The guest-wide settings a profile needs, applied only when they change:
+# benchcost (COST's nftables chain on eth0) and benchsys (ip_forward,
+# gro_normal_batch). Values come from the plan, checked by bench/args.sh.
+declare -A COST_CUR=() SYS_CUR=()
+guest_cost() {
+	[ "${COST_CUR[$LAB_CUR]:-}" != "$1" ] || return 0
+	must lab_ctl benchcost "$1" >/dev/null
+	COST_CUR[$LAB_CUR]=$1
+}
+guest_sys() {
+	[ "${SYS_CUR[$LAB_CUR]:-}" != "$1 $2" ] || return 0
+	must lab_ctl benchsys "$1" "$2" >/dev/null
+	SYS_CUR[$LAB_CUR]="$1 $2"
+}
+
 run_one() {
 	local kernel=$1 role=$2 w=$3 n=$4 a=$5 d=$6 ring=$7 fifo=$8 link=$9 pin=${10}
-	local prof=${11} rep=${12} pair=${13} dir=$OUT/raw/$k_run t0 t1 q0 q1 res=- offered= rate=$UDP1470_RATE
-	local err= confirmed= load1 c0 c1 o0 o1 other_pid ping_out= cc1
+	local prof=${11} w1=${12} cost=${13} rep=${14} pair=${15} dir=$OUT/raw/$k_run t0 t1 q0 q1
+	local res=- offered= rate=$UDP1470_RATE
+	local err= confirmed= load1 c0 c1 o0 o1 other_pid ping_out= cc1 patched=0
+	local two=0 fwd=0 batch=8 j0 j1 res1 t0b t1b q0b q1b r0 r1 err1= common
 	mkdir -p "$dir"
 	apply_pin "$pin"
 	pause_other "$kernel"
@@ -524,22 +617,44 @@ run_one() {
 	guest_alive
 	other_pid=${LAB_ALL_QEMU[$([ "$kernel" = patched ] && echo baseline || echo patched)]}
 	[ "$role" != sat ] || rate=$SAT_OFFER
-	if [ "$kernel" = patched ] && [ "$AA" != 1 ]; then
+	[ "$kernel" != patched ] || [ "$AA" = 1 ] || patched=1
+	# share: stack work inside the poll that received it (benchsys)
+	case $prof in share | share-adaptive) two=1 batch=1 ;; router) two=1 fwd=1 batch=1 ;; esac
+	if [ "$patched" = 1 ]; then
 		must lab_ctl benchset "$w" "$n" "$a" "$d" "$ring" >/dev/null
+		if [ "$NICS" = 2 ] && [ "$w1" = - ]; then	# eth1 idle: its defaults
+			must lab_ctl benchset 64 16 off "$d" "$ring" eth1 >/dev/null
+		elif [ "$NICS" = 2 ]; then
+			must lab_ctl benchset "$w1" "$n" "$a" "$d" "$ring" eth1 >/dev/null
+		fi
 	else
 		must lab_ctl benchset - - - "$d" "$ring" >/dev/null
+		[ "$NICS" != 2 ] || must lab_ctl benchset - - - "$d" "$ring" eth1 >/dev/null
 	fi
+	guest_cost "$cost"
+	guest_sys "$fwd" "$batch"
 	must set_link "$fifo" "$link"
-	reachable
+	reachable eth0
+	[ "$two" = 0 ] || reachable eth1
+	[ "$fwd" = 0 ] || reachable eth0 "$LAB_HOST_IP1"
 	lab_ctl benchsnap before > "$dir/before" 2>&1 || err="benchsnap before failed"
+	if [ "$two" = 1 ]; then
+		lab_ctl benchsnap before eth1 > "$dir/before.eth1" 2>&1 || err=${err:-"benchsnap before (eth1) failed"}
+		[ "$patched" = 0 ] || must lab_ctl benchpoll start >/dev/null
+	fi
 	[ "$role" != hist ] || must lab_ctl benchhist start >/dev/null
 	q0=$(must qdiscdrops)
 	t0=$(must tapdrops)
+	if [ "$two" = 1 ]; then
+		q0b=$(must qdiscdrops eth1)
+		t0b=$(must tapdrops eth1)
+	fi
+	[ "$fwd" = 0 ] || r0=$(must rcvdrops)
 	read -r load1 _ < /proc/loadavg
 	# a compiler running on the host voids the run (a kernel build)
 	cc1=$(pgrep -c -x 'cc1|cc1plus|ld' || true)
 	c0=$(qemu_cpu "$LAB_QEMU_PID") o0=$(qemu_cpu "$other_pid")
-	case $prof in tcp | tcp4 | udp1470 | udp64) ping_out=$dir/ping-load.txt ;; esac
+	case $prof in tcp | tcp4 | udp1470 | udp64 | router) ping_out=$dir/ping-load.txt ;; esac
 	case $prof in
 	tcp) res=$dir/iperf.json; PING_OUT=$ping_out iperf "$res" -O 1 ;;
 	tcp4) res=$dir/iperf.json; PING_OUT=$ping_out iperf "$res" -O 1 -P 4 ;;
@@ -550,42 +665,90 @@ run_one() {
 		lab_host timeout $((SECS + 10)) ping -q -c $((SECS * 5)) -i 0.2 "$LAB_GUEST_IP" > "$res" 2>&1 || true ;;
 	zeroloss1470) res=$dir/iperf.json; offered=$(zeroloss 1470 "$res" 1000) ;;
 	zeroloss64) res=$dir/iperf.json; offered=$(zeroloss 64 "$res" 200) ;;
+	share | share-adaptive)
+		# both floods at once, each bounded by iperf's own timeout
+		res=$dir/iperf.json res1=$dir/iperf.eth1.json offered=${SAT_OFFER%M}
+		iperf "$res" -u -l 1470 -b "$SAT_OFFER" &
+		j0=$!
+		IPERF_NIC=eth1 IPERF_DST=$LAB_GUEST_IP1 IPERF_PORT=5202 \
+			iperf "$res1" -u -l 1470 -b "$SAT_OFFER" &
+		j1=$!
+		wait "$j0" || true
+		wait "$j1" || true ;;
+	router)
+		res=$dir/iperf.json
+		PING_OUT=$ping_out IPERF_DST=$LAB_HOST_IP1 iperf "$res" -u -l 1470 -b "$SAT_OFFER" ;;
 	esac
+	# The router's counters cover its flood; its PDR search follows.
+	if [ "$fwd" = 1 ]; then
+		t1=$(must tapdrops)
+		q1=$(must qdiscdrops)
+		r1=$(must rcvdrops)
+		lab_ctl benchsnap after > "$dir/after" 2>&1 || err=${err:-"benchsnap after failed"}
+		lab_ctl benchsnap after eth1 > "$dir/after.eth1" 2>&1 || err=${err:-"benchsnap after (eth1) failed"}
+		[ "$patched" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
+		offered=$(ZL_ROUTER=1 IPERF_DST=$LAB_HOST_IP1 zeroloss 1470 "$dir/pdr.json" 1000)
+	fi
 	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(qemu_cpu "$other_pid")
 	cc1=$((cc1 + $(pgrep -c -x 'cc1|cc1plus|ld' || true)))
 	if [[ $offered = error* ]]; then
-		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see $res.try.err)"
+		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see ${res%.json}*.try.err)"
 		offered=
 	elif [[ $offered = *" "* ]]; then
 		confirmed=$([ "${offered#* }" = confirmed ] && echo 1 || echo 0)
 		offered=${offered%% *}
 	fi
-	t1=$(must tapdrops)
-	q1=$(must qdiscdrops)
-	lab_ctl benchsnap after > "$dir/after" 2>&1 || err=${err:-"benchsnap after failed"}
+	if [ "$fwd" = 0 ]; then
+		t1=$(must tapdrops)
+		q1=$(must qdiscdrops)
+		lab_ctl benchsnap after > "$dir/after" 2>&1 || err=${err:-"benchsnap after failed"}
+	fi
 	[ "$role" != hist ] || lab_ctl benchhist stop >> "$dir/after" 2>&1 || err=${err:-"benchhist stop failed"}
+	if [ "$two" = 1 ] && [ "$fwd" = 0 ]; then
+		t1b=$(must tapdrops eth1)
+		q1b=$(must qdiscdrops eth1)
+		lab_ctl benchsnap after eth1 > "$dir/after.eth1" 2>&1 || err1="benchsnap after (eth1) failed"
+		[ "$patched" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
+	fi
 	guest_alive
-	must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
-		kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" defer="$d" \
-		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS" \
-		offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$res.trials" error="$err" \
-		pair="$pair" pdr_confirmed="$confirmed" host_load1="$load1" ping_load="$ping_out" \
-		host_compilers="$cc1" \
-		qemu_cpu_s="$(cpu_delta "$c0" "$c1")" other_qemu_cpu_s="$(cpu_delta "$o0" "$o1")"
+	common=(kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" defer="$d"
+		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS"
+		pair="$pair" host_load1="$load1" host_compilers="$cc1" weight_eth1="$w1" cost="$cost"
+		qemu_cpu_s="$(cpu_delta "$c0" "$c1")" other_qemu_cpu_s="$(cpu_delta "$o0" "$o1")")
+	[ "$patched" = 0 ] || [ "$two" = 0 ] || common+=(poll="$dir/poll")
+	case $prof in
+	share | share-adaptive)
+		must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
+			"${common[@]}" nic=eth0 peer="$dir/before.eth1,$dir/after.eth1" \
+			offered_mbps="$offered" link_drops=$((q1 - q0)) error="$err"
+		must python3 "$top/bench/row.py" "$csv" "$dir/before.eth1" "$dir/after.eth1" "$t0b" "$t1b" \
+			"$res1" "${common[@]}" nic=eth1 peer="$dir/before,$dir/after" \
+			offered_mbps="$offered" link_drops=$((q1b - q0b)) error="${err:-$err1}" ;;
+	router)
+		must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
+			"${common[@]}" peer="$dir/before.eth1,$dir/after.eth1" rcv_sock_drops=$((r1 - r0)) \
+			offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$dir/pdr.json.trials" \
+			error="$err" pdr_confirmed="$confirmed" ping_load="$ping_out" ;;
+	*)
+		must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
+			"${common[@]}" offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$res.trials" \
+			error="$err" pdr_confirmed="$confirmed" ping_load="$ping_out" ;;
+	esac
 }
 
 start=$SECONDS
 do_runs() {
-	local kernel role w n a d ring fifo link pin prof rep pair el eta
-	while IFS=$'\t' read -r kernel role w n a d ring fifo link pin prof rep pair; do
+	local kernel role w n a d ring fifo link pin prof w1 cost rep pair el eta
+	while IFS=$'\t' read -r kernel role w n a d ring fifo link pin prof w1 cost rep pair; do
 		k_run=$((k_run + 1))
-		CUR_STEP="run $k_run of $total ($kernel $role weight=$w refill=$n adaptive=$a defer=$d ring=$ring fifo=$fifo link=$link pin=$pin profile=$prof rep=$rep pair=$pair)"
+		CUR_STEP="run $k_run of $total ($kernel $role weight=$w refill=$n adaptive=$a defer=$d ring=$ring fifo=$fifo link=$link pin=$pin profile=$prof weight_eth1=$w1 cost=$cost rep=$rep pair=$pair)"
 		el=$((SECONDS - start))
 		eta=$(( k_run > 1 ? el * (total - k_run + 1) / (k_run - 1) : 0 ))
 		printf '\rbench: run %d of %d  %dm%02ds elapsed, ETA %dm%02ds  %-8s %-5s w=%-4s n=%-3s ring=%-4s %-14s %-12s' \
 			"$k_run" "$total" $((el / 60)) $((el % 60)) $((eta / 60)) $((eta % 60)) \
 			"$kernel" "$role" "$w" "$n" "$ring" "$pin" "$prof"
-		run_one "$kernel" "$role" "$w" "$n" "$a" "$d" "$ring" "$fifo" "$link" "$pin" "$prof" "$rep" "$pair" < /dev/null
+		run_one "$kernel" "$role" "$w" "$n" "$a" "$d" "$ring" "$fifo" "$link" "$pin" "$prof" \
+			"$w1" "$cost" "$rep" "$pair" < /dev/null
 	done < "$1"
 }
 echo "bench: $total runs, results in ${OUT#"$top"/}"
