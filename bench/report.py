@@ -23,8 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import paired  # noqa: E402
 
 CONFIG = ("kernel", "role", "weight", "refill", "adaptive", "idle_limit",
-          "defer", "ring", "fifo", "link")
-ENV = ("defer", "ring", "fifo", "link")  # what the baseline shares
+          "defer", "ring", "fifo", "link", "cost")
+ENV = ("defer", "ring", "fifo", "link", "cost")  # what the baseline shares
 DROPS = (("fifo_drops", "FIFO (tap)"), ("link_drops", "host link (tbf qdisc)"),
          ("rx_missed", "ring (NIC missed)"), ("softnet_drops", "softnet backlog"),
          ("sock_drops", "socket"))
@@ -82,6 +82,9 @@ def load(d):
         r.setdefault("idle_limit", "0")  # poll_idle_limit, removed since
         r.setdefault("status", "ok")
         r.setdefault("error", "")
+        r.setdefault("nic", "")  # before two NICs and COST
+        r.setdefault("weight_eth1", "")
+        r.setdefault("cost", "0")
     with open(os.path.join(d, "meta.json")) as f:
         meta = json.load(f)
     return rows, meta
@@ -161,14 +164,16 @@ def profile_table(rows, prof):
             and any(value(r, c[0]) is not None for r in prow))
         or (c[0] == "kpps" and prof == "udp64"))]
     calib = prof in ("tcp", "tcp4") and any(r["role"] == "calib" for r in rows)
+    costly = any(r["cost"] != "0" for r in prow)  # COST swept: a column of its own
     out = ["### %s" % prof, "",
-           "| kernel | weight | refill | adaptive | idle limit | defer | ring | fifo | link | n | " +
+           "| kernel | weight | refill | adaptive | idle limit | defer | ring | fifo | link | " +
+           ("cost | " if costly else "") + "n | " +
            " | ".join(c[1] for c in present) + " | Mbit/s vs baseline | FIFO drops vs baseline |"
            + (" of calibration |" if calib else ""),
-           "|" + "---|" * (10 + len(present) + 2 + calib)]
+           "|" + "---|" * (10 + costly + len(present) + 2 + calib)]
     g = group(prow, CONFIG)
     for cfg in sorted(g, key=lambda c: (c[0] != "baseline", int(c[7]), int(c[8]), c[9],
-                                        int(c[6]), c[4], c[5], c[3], int(c[2]))):
+                                        int(c[10]), int(c[6]), c[4], c[5], c[3], int(c[2]))):
         runs = g[cfg]
         base = baseline_for(rows, cfg, prof)
         env = dict(zip(CONFIG, cfg))
@@ -186,9 +191,10 @@ def profile_table(rows, prof):
             c = calib_mbps(rows, dict(env, pin=runs[0]["pin"]))
             m = metric(runs, "mbps")
             frac = " %s |" % ("%.2f" % (m[0] / c) if c and m else "-")
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s" % (
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%s | %s | %s |%s" % (
             env["kernel"], w, n, env["adaptive"], env["idle_limit"], env["defer"], env["ring"],
-            env["fifo"], env["link"], n_cell(runs, CONFIG + ("role", "profile"), cfg + ("sweep", prof)),
+            env["fifo"], env["link"], env["cost"] + " | " if costly else "",
+            n_cell(runs, CONFIG + ("role", "profile"), cfg + ("sweep", prof)),
             " | ".join(cells), " | ".join(rv), frac))
     out.append("")
     return out
@@ -199,7 +205,7 @@ def defaults_cfg(rows):
     return [r for r in rows if r["kernel"] == "patched" and r["role"] == "sweep"
             and r["weight"] == "64" and r["refill"] == "16"
             and r["adaptive"] == "off" and r["idle_limit"] == "0"
-            and r["defer"] == "0"]
+            and r["defer"] == "0" and r["cost"] == "0"]
 
 
 def value(r, key):
@@ -261,7 +267,7 @@ def goal_env(rows):
         return want if want in have else (have[0] if have else want)
     links = [r["link"] for r in sw]
     return {"ring": pick("ring", "256"), "fifo": pick("fifo", "32"),
-            "link": links[0] if links else "none"}
+            "link": links[0] if links else "none", "cost": "0"}
 
 
 def pairs_of(rows, prof, key, env, patched_ok=lambda r: True):
@@ -549,7 +555,8 @@ def zeroloss_table(rows):
             env["profile"][len("zeroloss"):] + " B", env["kernel"],
             "64 (fixed)" if base else env["weight"], "16 (fixed)" if base else env["refill"],
             env["adaptive"], env["idle_limit"], env["defer"], env["ring"], env["fifo"],
-            env["link"], fmt(metric(runs, "offered_mbps")),
+            env["link"] + ("" if env["cost"] == "0" else " (COST %s)" % env["cost"]),
+            fmt(metric(runs, "offered_mbps")),
             fmt(metric(runs, "zl_fail_mbps")), fmt(loss, 2), fmt(share("zl_fail_fifo")),
             fmt(share("zl_fail_link")), fmt(share("zl_fail_sock")), fmt(share("zl_fail_softnet")),
             fmt(stats([rest(r) for r in runs])), fmt(metric(runs, "zl_trials"))))
@@ -632,6 +639,7 @@ def plots(rows, d):
                 ax.legend(fontsize=7)
         save(plt, fig, d, name, made)
 
+    made += share_plots(rows, d, plt) + router_plot(rows, d, plt)
     if not profs:
         return made + zeroloss_plot(rows, d, plt)
     line_plot("throughput_vs_weight.png", "mbps", "Mbit/s (every run; line: median)", "throughput")
@@ -672,6 +680,332 @@ def plots(rows, d):
     save(plt, fig, d, "drops_by_place.png", made)
 
     return made + zeroloss_plot(rows, d, plt)
+
+
+# ---- Two NICs on one vCPU (NICS=2): share, share-adaptive, router ----
+
+SHARE = ("share", "share-adaptive")
+
+
+def share_runs(rows):
+    """The share runs whose two rows (eth0, eth1) are both ok, as dicts with
+    the run's configuration and its per-run shares."""
+    by = defaultdict(dict)
+    for r in rows:
+        if r["role"] == "sweep" and r["profile"] in SHARE and r["nic"] in ("eth0", "eth1"):
+            by[(r["kernel"], r["profile"], r.get("pair") or r["rep"])][r["nic"]] = r
+    out = []
+    for v in by.values():
+        if "eth0" not in v or "eth1" not in v:
+            continue
+        e0, e1 = v["eth0"], v["eth1"]
+        w0, w1 = num(e0["weight"]), num(e0["weight_eth1"])
+        ws = w0 / (w0 + w1) if w0 and w1 else None
+        run = {k: e0[k] for k in ("kernel", "profile", "weight", "weight_eth1", "cost",
+                                   "refill", "defer", "ring", "fifo", "link", "rep")}
+        ps, cs = num(e0.get("pkt_share")), num(e0.get("ns_share"))
+        run.update(eth0=e0, eth1=e1, wshare=ws, pshare=ps, cshare=cs)
+        if ws:
+            run["p0x"] = ps / ws if ps is not None else None
+            run["p1x"] = (1 - ps) / (1 - ws) if ps is not None else None
+            run["c0x"] = cs / ws if cs is not None else None
+            run["c1x"] = (1 - cs) / (1 - ws) if cs is not None else None
+        out.append(run)
+    return out
+
+
+SHARE_KEY = ("profile", "kernel", "weight", "weight_eth1", "cost", "refill", "defer", "ring",
+             "fifo", "link")
+
+
+def share_groups(runs):
+    g = defaultdict(list)
+    for r in runs:
+        g[tuple(r[k] for k in SHARE_KEY)].append(r)
+    return sorted(g.items(), key=lambda kv: (kv[0][0], kv[0][1] != "baseline", int(kv[0][4]),
+                                            -int(kv[0][2]) / int(kv[0][3]), -int(kv[0][2]),
+                                            int(kv[0][5])))
+
+
+def rstats(runs, fn):
+    return stats([fn(r) for r in runs])
+
+
+def weights_cell(k):
+    """weights eth0/eth1 | refill, of a SHARE_KEY"""
+    if k[1] == "baseline":
+        return "64/64 (fixed) | 16 (fixed)"
+    return "%s/%s | %s" % (k[2], k[3], k[5])
+
+
+def share_tables(rows):
+    runs = share_runs(rows)
+    if not runs:
+        return []
+    return share_summary(runs) + cost_table(runs) + share_nic_tables(runs)
+
+
+def share_summary(runs):
+    if not runs:
+        return []
+    out = ["## Two NICs on one vCPU: who gets the packets and the CPU (share, share-adaptive)",
+           "",
+           "Both NICs flooded at once with UDP 1470 B from their two host netns, each offered "
+           "more than the guest takes; `share-adaptive` with the adaptive quota on for both "
+           "NICs (the baseline has neither weight nor adaptive quota: 64/64). Weight share: "
+           "eth0's weight / the sum of both. Packet share: eth0's share of the packets both "
+           "NICs received. CPU share: eth0's share of the time both NICs' polls took (the sum "
+           "of `e1000:e1000_napi_poll`'s `ns`: patched kernel only; the baseline has no such "
+           "tracepoint). `x weight`: a share over its weight share, for eth0 and eth1 (1.00: "
+           "exactly the weight's share). The goal of the adaptive quota (issue 14): the CPU "
+           "share of both NICs within +-10 % of their weight share (0.90-1.10x). ns/pkt: "
+           "a NIC's polls' ns / their packets. Median [min-max] over the repetitions; every "
+           "run counted needs both of its rows ok.", "",
+           "| profile | kernel | weights eth0/eth1 | refill | COST | n | weight share eth0 | "
+           "packet share eth0 | packets x weight eth0 / eth1 | CPU share eth0 | "
+           "CPU x weight eth0 | CPU x weight eth1 | within +-10 % | ns/pkt eth0 | ns/pkt eth1 | "
+           "quota eth0 | quota eth1 | Mbit/s eth0 + eth1 |", "|" + "---|" * 18]
+    for k, rr in share_groups(runs):
+        within = [r for r in rr if r.get("c0x") is not None]
+        ok = sum(1 for r in within if 0.9 <= r["c0x"] <= 1.1 and 0.9 <= r["c1x"] <= 1.1)
+        px = rstats(rr, lambda r: r.get("p0x")), rstats(rr, lambda r: r.get("p1x"))
+        out.append("| %s | %s | %s | %s | n=%d | %s | %s | %s / %s | %s | %s | %s | %s | %s | %s "
+                   "| %s | %s | %s |" % (
+                       k[0], k[1], weights_cell(k), k[4], len(rr),
+                       "%.3f" % rr[0]["wshare"] if rr[0]["wshare"] else "-",
+                       fmt(rstats(rr, lambda r: r["pshare"]), 3),
+                       fmt(px[0], 2), fmt(px[1], 2),
+                       fmt(rstats(rr, lambda r: r["cshare"]), 3),
+                       fmt(rstats(rr, lambda r: r.get("c0x")), 2),
+                       fmt(rstats(rr, lambda r: r.get("c1x")), 2),
+                       "%d of %d runs" % (ok, len(within)) if within else "-",
+                       fmt(rstats(rr, lambda r: num(r["eth0"].get("poll_ns_per_pkt")))),
+                       fmt(rstats(rr, lambda r: num(r["eth1"].get("poll_ns_per_pkt")))),
+                       fmt(rstats(rr, lambda r: num(r["eth0"].get("quota_mean"))), 1),
+                       fmt(rstats(rr, lambda r: num(r["eth1"].get("quota_mean"))), 1),
+                       fmt(rstats(rr, lambda r: (num(r["eth0"].get("mbps")) or 0)
+                                  + (num(r["eth1"].get("mbps")) or 0)), 1)))
+    return out + [""]
+
+
+def cost_table(runs):
+    """What COST did to a packet: each NIC's ns per packet by COST."""
+    pr = [r for r in runs if r["kernel"] == "patched"
+          and num(r["eth0"].get("poll_ns_per_pkt")) is not None]
+    costs = sorted({int(r["cost"]) for r in pr})
+    if len(costs) < 2 and not any(c for c in costs):
+        return []
+    out = ["### The cost of a packet by COST (patched kernel, the polls' ns per packet)", "",
+           "COST = K rules of an nftables prerouting chain that eth0's packets walk and never "
+           "match (eth1's leave it at the first rule). Per rule: eth0's extra ns per packet "
+           "over COST 0 at the same weights and profile, divided by K.", "",
+           "| profile | weights eth0/eth1 | refill | COST | n | ns/pkt eth0 | ns/pkt eth1 | "
+           "eth0 / eth1 | ns per rule |", "|---|---|---|---|---|---|---|---|---|"]
+    g = defaultdict(list)
+    for r in pr:
+        g[(r["profile"], r["weight"], r["weight_eth1"], r["refill"], int(r["cost"]))].append(r)
+    for k in sorted(g, key=lambda k: (k[0], -int(k[1]) / int(k[2]), -int(k[1]), int(k[3]),
+                                      k[4])):
+        rr = g[k]
+        n0 = rstats(rr, lambda r: num(r["eth0"]["poll_ns_per_pkt"]))
+        n1 = rstats(rr, lambda r: num(r["eth1"].get("poll_ns_per_pkt")))
+        base = g.get(k[:4] + (0,))
+        per_rule = "-"
+        if k[4] and base and n0:
+            b0 = rstats(base, lambda r: num(r["eth0"]["poll_ns_per_pkt"]))
+            per_rule = "%.1f" % ((n0[0] - b0[0]) / k[4]) if b0 else "-"
+        out.append("| %s | %s/%s | %s | %d | n=%d | %s | %s | %s | %s |" % (
+            k[0], k[1], k[2], k[3], k[4], len(rr), fmt(n0), fmt(n1),
+            fmt(rstats(rr, lambda r: num(r["eth0"]["poll_ns_per_pkt"])
+                       / num(r["eth1"]["poll_ns_per_pkt"])
+                       if num(r["eth1"].get("poll_ns_per_pkt")) else None), 2), per_rule))
+    return out + [""]
+
+
+def share_nic_tables(runs):
+    out = []
+    for nic in ("eth0", "eth1"):
+        out += ["### %s in the share profiles" % nic, "",
+                "Delivered: what iperf3's receiver got. Drops by place: the tap (FIFO), the "
+                "host's qdisc (link), the NIC (ring: `rx_missed`), and what the stream lost "
+                "after the NIC (socket or softnet: iperf3's loss minus the three, signed). "
+                "time_squeeze, softirq % and CPU us/pkt are the guest's, both NICs together.",
+                "",
+                "| profile | kernel | weights eth0/eth1 | refill | COST | n | delivered Mbit/s | "
+                "loss % | FIFO drops | link drops | ring drops | lost after the NIC | packet share | "
+                "CPU share | polls | packets per poll | ns/pkt | quota | time_squeeze | "
+                "softirq % | CPU us/pkt |", "|" + "---|" * 21]
+        for k, rr in share_groups(runs):
+            rs = [r[nic] for r in rr]
+
+            def after_nic(r):
+                lost = num(r.get("lost"))
+                if lost is None:
+                    return None
+                return lost - sum(num(r.get(c)) or 0 for c in ("fifo_drops", "link_drops",
+                                                                 "rx_missed"))
+
+            def share_of(r, col):
+                v = num(r.get(col))
+                return v if nic == "eth0" or v is None else 1 - v
+            out.append("| %s | %s | %s | %s | n=%d | %s | %s | %s | %s | %s | %s | %s | %s | %s "
+                       "| %s | %s | %s | %s | %s | %s |" % (
+                           k[0], k[1], weights_cell(k), k[4], len(rr),
+                           fmt(metric(rs, "mbps"), 1), fmt(metric(rs, "loss_pct"), 1),
+                           fmt(metric(rs, "fifo_drops")), fmt(metric(rs, "link_drops")),
+                           fmt(metric(rs, "rx_missed")), fmt(stats([after_nic(r) for r in rs])),
+                           fmt(stats([share_of(r, "pkt_share") for r in rs]), 3),
+                           fmt(stats([share_of(r, "ns_share") for r in rs]), 3),
+                           fmt(metric(rs, "trace_polls")),
+                           fmt(stats([num(r["trace_work"]) / num(r["trace_polls"])
+                                      if num(r.get("trace_polls")) else None for r in rs]), 1),
+                           fmt(metric(rs, "poll_ns_per_pkt")), fmt(metric(rs, "quota_mean"), 1),
+                           fmt(metric(rs, "time_squeeze")), fmt(metric(rs, "cpu_softirq"), 1),
+                           fmt(metric(rs, "cpu_us_per_pkt"), 2)))
+        out.append("")
+    return out
+
+
+ROUTER_KEY = ("kernel", "weight", "weight_eth1", "refill", "adaptive", "cost", "defer", "ring",
+              "fifo", "link")
+
+
+def router_table(rows):
+    rr = [r for r in rows if r["role"] == "sweep" and r["profile"] == "router"]
+    if not rr:
+        return []
+    out = ["## Router: the guest forwards eth0 -> eth1", "",
+           "The host sends UDP 1470 B from tap0's netns to tap1's address through the guest "
+           "(ip_forward); the receiver is in tap1's netns. Forwarding rate: what arrived when "
+           "offered SAT_OFFER, with ping through the guest at 100/s beside it (RTT under "
+           "load). PDR 0.1 %: the highest offered rate with at most 0.1 % loss (bisection, "
+           "confirmed by a trial twice as long). Drops by place, during the flood: the tap "
+           "(FIFO), the host's qdisc (link), eth0's ring (`rx_missed`), the guest between "
+           "eth0 and eth1 (forward/TX: eth0's received packets that eth1 did not send), the "
+           "receiver's socket, and what no counter saw (signed). vs baseline: the pairs' "
+           "ratio patched / baseline (Hodges-Lehmann; a 95 % interval needs 6 pairs).", "",
+           "| kernel | weight eth0 | weight eth1 | refill | adaptive | COST | n | forwarding "
+           "Mbit/s | PDR 0.1 % Mbit/s | PDR confirmed | loss % | FIFO | link | ring | "
+           "forward/TX | receiver socket | no place | RTT p50 ms | RTT p99 ms | ping lost | "
+           "ns/pkt eth0 | forwarding vs baseline | PDR vs baseline |", "|" + "---|" * 23]
+    g = group(rr, ROUTER_KEY)
+
+    def no_place(r):
+        lost = num(r.get("lost"))
+        if lost is None:
+            return None
+        return lost - sum(num(r.get(c)) or 0 for c in (
+            "fifo_drops", "link_drops", "rx_missed", "fwd_drops", "rcv_sock_drops",
+            "softnet_drops"))
+
+    def vs_base(runs, key):
+        if runs[0]["kernel"] == "baseline":
+            return "(reference)"
+        base = {r.get("pair"): r for r in rr if r["kernel"] == "baseline"}
+        pr = [(value(r, key), value(base[r["pair"]], key)) for r in runs
+              if r.get("pair") in base]
+        pr = [(x, y) for x, y in pr if x and y]
+        if not pr:
+            return "-"
+        c = paired.compare(pr, ">= 1.0x")
+        if c["ratio"] is None:
+            return "-"
+        if c["ci_low"] is None or math.isinf(c["ci_high"]):
+            return "%.2fx (%d pairs)" % (c["ratio"], c["n_pairs"])
+        return "%.2fx [%.2f-%.2f] (%d pairs)" % (c["ratio"], c["ci_low"], c["ci_high"],
+                                                c["n_pairs"])
+    for k in sorted(g, key=lambda k: (k[0] != "baseline", int(k[5]), -int(k[1]), -int(k[2]),
+                                      k[3], k[4])):
+        runs = g[k]
+        env = dict(zip(ROUTER_KEY, k))
+        base = env["kernel"] == "baseline"
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | "
+                   "%s | %s | %s | %s | %s | %s | %s | %s |" % (
+                       env["kernel"], "64 (fixed)" if base else env["weight"],
+                       "64 (fixed)" if base else env["weight_eth1"],
+                       "16 (fixed)" if base else env["refill"], env["adaptive"], env["cost"],
+                       n_cell(runs, ROUTER_KEY + ("role", "profile"), k + ("sweep", "router")),
+                       fmt(metric(runs, "mbps"), 1), fmt(metric(runs, "offered_mbps")),
+                       "%d of %d" % (sum(1 for r in runs if r.get("pdr_confirmed") == "1"),
+                                     len(runs)),
+                       fmt(metric(runs, "loss_pct"), 1), fmt(metric(runs, "fifo_drops")),
+                       fmt(metric(runs, "link_drops")), fmt(metric(runs, "rx_missed")),
+                       fmt(metric(runs, "fwd_drops")), fmt(metric(runs, "rcv_sock_drops")),
+                       fmt(stats([no_place(r) for r in runs])),
+                       fmt(metric(runs, "rtt_p50_ms"), 3), fmt(metric(runs, "rtt_p99_ms"), 3),
+                       fmt(metric(runs, "ping_lost")), fmt(metric(runs, "poll_ns_per_pkt")),
+                       vs_base(runs, "mbps"), vs_base(runs, "pdr_mbps")))
+    return out + [""]
+
+
+def share_plots(rows, d, plt):
+    """eth0's packet share and CPU share against its weight share, per COST;
+    the diagonal is the weight's share exactly."""
+    runs = share_runs(rows)
+    made = []
+    if not runs:
+        return made
+    profs = [p for p in SHARE if any(r["profile"] == p for r in runs)]
+    costs = sorted({int(r["cost"]) for r in runs})
+    colors = dict(zip(costs, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 4))
+    for name, key, ylabel, patched_only in (
+            ("share_packets_vs_weight.png", "pshare", "eth0's share of the packets", False),
+            ("share_cpu_vs_weight.png", "cshare",
+             "eth0's share of the polls' time (RX softirq)", True)):
+        fig, axes = plt.subplots(1, len(profs), figsize=(5.5 * len(profs), 4.5), squeeze=False)
+        for ax, prof in zip(axes[0], profs):
+            ax.plot([0, 1], [0, 1], color="0.6", ls="--", lw=1, label="weight share (ideal)")
+            for c in costs:
+                pr = [r for r in runs if r["profile"] == prof and int(r["cost"]) == c
+                      and r["kernel"] == "patched" and r.get(key) is not None and r["wshare"]]
+                if pr:
+                    ax.scatter([r["wshare"] for r in pr], [r[key] for r in pr], s=14, alpha=0.6,
+                               color=colors[c])
+                    med = sorted((ws, statistics.median(r[key] for r in pr if r["wshare"] == ws))
+                                 for ws in {r["wshare"] for r in pr})
+                    ax.plot([m[0] for m in med], [m[1] for m in med], color=colors[c],
+                            marker="_", ms=12, label="patched, COST %d (median)" % c)
+                br = [r for r in runs if r["profile"] == prof and int(r["cost"]) == c
+                      and r["kernel"] == "baseline" and r.get(key) is not None]
+                if br and not patched_only:
+                    ax.scatter([0.5] * len(br), [r[key] for r in br], marker="x", s=30,
+                               color=colors[c], label="baseline 64/64, COST %d" % c)
+            ax.set_xlim(0, 1)
+            ax.set_ylim(0, 1)
+            ax.set_xlabel("eth0's weight share, w0 / (w0 + w1)")
+            ax.set_ylabel(ylabel)
+            ax.set_title("%s: %s" % (prof, "CPU time" if patched_only else "packets"))
+            ax.legend(fontsize=7, loc="upper left")
+        save(plt, fig, d, name, made)
+    return made
+
+
+def router_plot(rows, d, plt):
+    rr = [r for r in rows if r["role"] == "sweep" and r["profile"] == "router"]
+    made = []
+    if not rr:
+        return made
+    g = group(rr, ROUTER_KEY)
+    keys = sorted(g, key=lambda k: (k[0] != "baseline", int(k[5]), -int(k[1]), -int(k[2]),
+                                    k[3], k[4]))
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(keys)), 4))
+    for j, (col, lab) in enumerate((("mbps", "forwarding rate at SAT_OFFER"),
+                                    ("offered_mbps", "PDR 0.1 %"))):
+        med = [metric(g[k], col) for k in keys]
+        ax.bar([i + (j - 0.5) * 0.4 for i in range(len(keys))], [m[0] if m else 0 for m in med],
+               width=0.4, label=lab,
+               yerr=[[m[0] - m[1] if m else 0 for m in med], [m[2] - m[0] if m else 0 for m in med]],
+               capsize=3)
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels(["baseline" + (" c%s" % k[5] if k[5] != "0" else "") if k[0] == "baseline"
+                        else "w%s/%s n%s%s%s" % (k[1], k[2], k[3], " a" if k[4] == "on" else "",
+                                                 " c%s" % k[5] if k[5] != "0" else "")
+                        for k in keys], rotation=45, fontsize=7)
+    ax.set_ylabel("Mbit/s (median, min-max)")
+    ax.set_title("router: eth0 -> eth1")
+    ax.legend(fontsize=7)
+    save(plt, fig, d, "router.png", made)
+    return made
 
 
 def save(plt, fig, d, name, made):
@@ -751,6 +1085,11 @@ def failed_runs(rows):
     return out + [""]
 
 
+def runs_of(rows):
+    """Runs, not rows: a share run has a row per NIC."""
+    return sum(1 for r in rows if r["nic"] != "eth1")
+
+
 def usage(msg):
     print("report: %s" % msg, file=sys.stderr)
     print("usage: make report R=results/<stamp>  (bench/report.py [--no-plots] DIR)",
@@ -806,7 +1145,7 @@ def main():
                ", ".join("%s=%s" % kv for kv in meta["parameters"].items()), meta["secs"]),
            "- status %s; %d runs recorded, %d failed (left out); figures are median [min-max] "
            "over the repetitions" % (meta.get("status", "complete (recorded before the status "
-                                                 "field)"), len(ALL), len(ALL) - len(rows)), ""]
+                                                 "field)"), runs_of(ALL), runs_of(ALL) - runs_of(rows)), ""]
     if aa:
         md += ["A/A sweep: the baseline kernel runs in both slots (the `patched` slot "
                "is a second baseline), so every difference below is the lab's own noise.", ""]
@@ -817,6 +1156,8 @@ def main():
     md += calibration(rows, meta)
     md += napi_hist(rows)
     md += zeroloss_table(rows)
+    md += share_tables(rows)
+    md += router_table(rows)
     md += ["## By profile", ""]
     for prof in ("tcp", "tcp4", "udp1470", "udp64", "zeroloss1470", "zeroloss64", "idle"):
         md += profile_table(rows, prof)
@@ -832,7 +1173,8 @@ def main():
     os.replace(tmp, os.path.join(d, "summary.md"))
     # The terminal gets the verdicts (or the A/A resolution) and the tcp table.
     print("\n".join(md[:2] if not complete(meta) else []))
-    print("\n".join(vtable + profile_table(rows, "tcp")))
+    print("\n".join(vtable + profile_table(rows, "tcp") + share_summary(share_runs(rows))
+                    + router_table(rows)))
     print("report: %s" % os.path.join(d, "summary.md"))
     if aa and any(r["verdict"] == "not_met" for r in vrows):
         print("report: A/A FAILED: an interval excludes 1.0 between two identical kernels",

@@ -9,14 +9,11 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ktap  # noqa: E402
 import paired as stats  # noqa: E402
 
 CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
+case = ktap.collector(CASES)
 
 
 def pairs_with(effect, n, noise, rng, base=400.0):
@@ -168,21 +165,5 @@ def incomplete_sweep_has_no_verdict():
     return r["verdict"] == "incomplete", r
 
 
-def main():
-    print("KTAP version 1")
-    print("1..%d" % len(CASES))
-    failed = 0
-    for i, fn in enumerate(CASES, 1):
-        try:
-            ok, diag = fn()
-        except Exception as e:  # a crash is a failure, with its reason
-            ok, diag = False, "%s: %s" % (type(e).__name__, e)
-        for line in str(diag).splitlines():
-            print("# %s: %s" % (fn.__name__, line))
-        print("%s %d %s" % ("ok" if ok else "not ok", i, fn.__name__))
-        failed += not ok
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ktap.run(CASES))

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Tests of the two-NIC bench pieces on synthetic data (KTAP): the plan's
+new axes (bench/plan.py), a share and a router row (bench/row.py), the
+shares the report computes from them (bench/report.py), and the guest's
+parser of the tracepoint's histograms (qemu/guest/bin/benchpoll).
+No guest, no root: a second.
+"""
+import csv
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import ktap  # noqa: E402
+import report  # noqa: E402
+
+CASES = []
+case = ktap.collector(CASES)
+
+
+def plan(**env):
+    e = {k: v for k, v in os.environ.items() if k not in (
+        "WEIGHTS", "WEIGHTS_ETH1", "COST", "PROFILES", "ADAPTIVE", "REFILL", "CALIB", "HIST")}
+    e.update(BENCH_SEED="3", **env)
+    out = subprocess.run([sys.executable, os.path.join(HERE, "plan.py"), "1"], env=e,
+                         capture_output=True, text=True, check=True).stdout
+    return [line.split("\t") for line in out.splitlines()]
+
+
+@case
+def plan_one_nic_profiles_unchanged_by_new_axes():
+    """With COST and WEIGHTS_ETH1 at their defaults a one-NIC sweep plans the
+    same runs in the same order; the new columns are "-" and "0"."""
+    a = plan(WEIGHTS="8 64", PROFILES="tcp zeroloss")
+    b = plan(WEIGHTS="8 64", PROFILES="tcp zeroloss", WEIGHTS_ETH1="16 64")
+    ok = a == b and all(len(r) == 15 and r[11] == "-" and r[12] == "0" for r in a)
+    return ok, "%d runs; first %s" % (len(a), a[0])
+
+
+@case
+def plan_share_profiles():
+    """share is always adaptive off, share-adaptive always on (once, not per
+    ADAPTIVE value), both at every WEIGHTS x WEIGHTS_ETH1 x COST; every
+    patched run has a baseline twin at 64/64 and the same COST."""
+    runs = plan(WEIGHTS="64 16", WEIGHTS_ETH1="64 16", COST="0 1000",
+                PROFILES="share share-adaptive tcp", ADAPTIVE="off on", REFILL="16",
+                CALIB="0", HIST="0")
+    pat = [r for r in runs if r[0] == "patched"]
+    base = [r for r in runs if r[0] == "baseline"]
+    share = [r for r in pat if r[10] == "share"]
+    adapt = [r for r in pat if r[10] == "share-adaptive"]
+    pairs = {}
+    for r in runs:
+        pairs.setdefault(r[14], []).append(r)
+    twins = all(len(p) == 2 and {x[0] for x in p} == {"patched", "baseline"}
+                and p[0][12] == p[1][12] and p[0][10] == p[1][10] for p in pairs.values())
+    ok = (len(share) == 8 and len(adapt) == 8
+          and all(r[4] == "off" for r in share) and all(r[4] == "on" for r in adapt)
+          and all(r[11] == "64" and r[2] == "64" and r[4] == "off"
+                  for r in base if r[10] != "tcp")
+          and len([r for r in pat if r[10] == "tcp"]) == 8 and twins)
+    return ok, "share %d, share-adaptive %d, patched %d, baseline %d" % (
+        len(share), len(adapt), len(pat), len(base))
+
+
+def snapfile(d, name, **kv):
+    base = dict(cpu_total=1000, cpu_idle=500, cpu_user=100, cpu_system=100,
+                cpu_softirq=300, irqs=10, sys_rx_packets=0, sys_tx_packets=0)
+    base.update(kv)
+    p = os.path.join(d, name)
+    with open(p, "w") as f:
+        for k, v in base.items():
+            f.write("%s %d\n" % (k, v))
+    return p
+
+
+def iperf_json(d, name, received_mbps, lost, sent):
+    p = os.path.join(d, name)
+    with open(p, "w") as f:
+        f.write('{"end": {"sum": {"lost_packets": %d, "packets": %d, "jitter_ms": 0.1,'
+                ' "bits_per_second": 1e9}, "sum_received": {"bits_per_second": %f}}}'
+                % (lost, sent, received_mbps * 1e6))
+    with open(p + ".rc", "w") as f:
+        f.write("0\n")
+    return p
+
+
+def row(d, csv_path, before, after, res, *kv):
+    subprocess.run([sys.executable, os.path.join(HERE, "row.py"), csv_path, before, after,
+                    "0", "5", res] + list(kv), check=True, capture_output=True, text=True)
+
+
+def share_run(d, csv_path, kernel, w0, w1, pkts, ns, pair, cost="0"):
+    """Both rows of one share run: eth0 got pkts[0] packets in polls of
+    ns[0] ns, eth1 pkts[1] in ns[1] (ns None: the baseline, no poll file)."""
+    b0 = snapfile(d, "b0", sys_rx_packets=100)
+    a0 = snapfile(d, "a0", sys_rx_packets=100 + pkts[0], cpu_total=2000, cpu_idle=600)
+    b1 = snapfile(d, "b1", sys_rx_packets=7)
+    a1 = snapfile(d, "a1", sys_rx_packets=7 + pkts[1], cpu_total=2000, cpu_idle=600)
+    common = ["kernel=" + kernel, "role=sweep", "weight=" + w0, "refill=16", "adaptive=off",
+              "defer=0", "ring=256", "fifo=32", "link=1gbit", "pin=split", "profile=share",
+              "rep=1", "secs=3", "pair=" + pair, "weight_eth1=" + w1, "cost=" + cost]
+    if ns:
+        poll = os.path.join(d, "poll")
+        with open(poll, "w") as f:
+            for nic, p, n in (("eth0", pkts[0], ns[0]), ("eth1", pkts[1], ns[1])):
+                f.write("trace_%s_polls %d\ntrace_%s_work %d\ntrace_%s_ns %d\n"
+                        "trace_%s_quota %d\ntrace_%s_ewma 0\n" % (
+                            nic, p // 8, nic, p, nic, n, nic, p, nic))
+            f.write("trace_poll_dropped 0\n")
+        common.append("poll=" + poll)
+    row(d, csv_path, b0, a0, iperf_json(d, "i0.json", 100, 10, 100), *common, "nic=eth0",
+        "peer=%s,%s" % (b1, a1))
+    row(d, csv_path, b1, a1, iperf_json(d, "i1.json", 50, 10, 100), *common, "nic=eth1",
+        "peer=%s,%s" % (b0, a0))
+
+
+def read_csv(p):
+    with open(p) as f:
+        return list(csv.DictReader(f))
+
+
+@case
+def share_rows_carry_shares():
+    """A share run is two rows; eth0's packet share 3/4 and CPU share 9/10
+    come out of the two NICs' snapshots and the poll sums; the report pairs
+    the rows and finds CPU 1.8x eth0's weight share at 64/64 (0.2x eth1's)."""
+    with tempfile.TemporaryDirectory() as d:
+        c = os.path.join(d, "runs.csv")
+        share_run(d, c, "patched", "64", "64", (3000, 1000), (9 * 10**9, 10**9), "1-1", "1000")
+        rows = read_csv(c)
+        e0, e1 = rows
+        runs = report.share_runs([dict(r) for r in rows])
+        ok = (len(rows) == 2 and [r["nic"] for r in rows] == ["eth0", "eth1"]
+              and e0["pkt_share"] == "0.7500" and e1["pkt_share"] == "0.2500"
+              and e0["ns_share"] == "0.9000" and e1["ns_share"] == "0.1000"
+              and e0["poll_ns_per_pkt"] == "3000000" and e0["cost"] == "1000"
+              and e0["status"] == "ok" and len(runs) == 1
+              and abs(runs[0]["c0x"] - 1.8) < 1e-9 and abs(runs[0]["c1x"] - 0.2) < 1e-9)
+        return ok, "eth0 %s / %s, eth1 %s / %s, runs %s" % (
+            e0["pkt_share"], e0["ns_share"], e1["pkt_share"], e1["ns_share"],
+            [(r["c0x"], r["c1x"]) for r in runs])
+
+
+@case
+def share_row_without_its_poll_sums_fails():
+    """A patched share row whose NIC is missing from the poll sums is
+    failed, not a share of 0."""
+    with tempfile.TemporaryDirectory() as d:
+        c = os.path.join(d, "runs.csv")
+        share_run(d, c, "patched", "16", "64", (100, 400), (10, 10), "1-1")
+        with open(os.path.join(d, "poll"), "w") as f:
+            f.write("trace_eth1_polls 1\ntrace_eth1_work 1\ntrace_eth1_ns 1\n")
+        b, a = os.path.join(d, "b0"), os.path.join(d, "a0")
+        row(d, c, b, a, os.path.join(d, "i0.json"), "kernel=patched", "profile=share",
+            "role=sweep", "nic=eth0", "poll=" + os.path.join(d, "poll"),
+            "peer=%s,%s" % (os.path.join(d, "b1"), os.path.join(d, "a1")))
+        last = read_csv(c)[-1]
+        return (last["status"] == "failed" and "e1000_napi_poll" in last["error"]
+                and not last["ns_share"]), last["error"]
+
+
+@case
+def one_nic_row_keeps_its_columns():
+    """A one-NIC row: weight_eth1 "-" is written empty, nic empty, cost as
+    given; the old columns come first, in their old order."""
+    with tempfile.TemporaryDirectory() as d:
+        c = os.path.join(d, "runs.csv")
+        row(d, c, snapfile(d, "b", sys_rx_packets=0), snapfile(d, "a", sys_rx_packets=10),
+            iperf_json(d, "i.json", 10, 0, 10), "kernel=patched", "profile=udp1470",
+            "role=sweep", "weight_eth1=-", "cost=0")
+        r = read_csv(c)[0]
+        with open(c) as f:
+            header = f.readline().strip().split(",")
+        return (r["weight_eth1"] == "" and r["nic"] == "" and r["cost"] == "0"
+                and header[:3] == ["status", "error", "pair"]
+                and header.index("host_compilers") == header.index("nic") - 1), header[-14:]
+
+
+@case
+def router_row_counts_forwarding_drops():
+    """A router row: fwd_drops is what eth0 received and eth1 did not send."""
+    with tempfile.TemporaryDirectory() as d:
+        c = os.path.join(d, "runs.csv")
+        b1 = snapfile(d, "b1", sys_tx_packets=50)
+        a1 = snapfile(d, "a1", sys_tx_packets=50 + 900)
+        row(d, c, snapfile(d, "b", sys_rx_packets=0), snapfile(d, "a", sys_rx_packets=1000),
+            iperf_json(d, "i.json", 10, 120, 1000), "kernel=baseline", "profile=router",
+            "role=sweep", "peer=%s,%s" % (b1, a1), "rcv_sock_drops=7", "weight_eth1=64")
+        r = read_csv(c)[0]
+        return (r["fwd_drops"] == "100" and r["rcv_sock_drops"] == "7" and not r["nic"],
+                {k: r[k] for k in ("fwd_drops", "rcv_sock_drops", "nic", "status")})
+
+
+@case
+def report_shows_cost_column_only_when_swept():
+    """A profile table gains a cost column only when its rows have a COST."""
+    base = dict(status="ok", error="", pair="1-1", kernel="baseline", role="sweep", weight="64",
+                refill="16", adaptive="off", idle_limit="0", defer="0", ring="256", fifo="32",
+                link="1gbit", pin="split", profile="udp1470", rep="1", mbps="100",
+                nic="", weight_eth1="", cost="0")
+    plain = report.profile_table([dict(base)], "udp1470")
+    costly = report.profile_table([dict(base), dict(base, cost="1000", pair="1-2")], "udp1470")
+    ok = ("cost |" not in plain[2] and "| cost |" in costly[2]
+          and any("| 1000 |" in line for line in costly))
+    return ok, "%s\n%s" % (plain[2], costly[2])
+
+
+def benchpoll_awk():
+    text = open(os.path.join(TOP, "qemu", "guest", "bin", "benchpoll")).read()
+    m = re.search(r"\tawk '(.*?)' \$ev/hist", text, re.S)
+    return m.group(1)
+
+
+@case
+def benchpoll_sums_exactly_past_2_32():
+    """The guest's parser of the two histograms: polls from the first, sums
+    of every line per device as exact decimals (mawk would print 5e+12)."""
+    hist = """# event histogram
+#
+# trigger info: hist:keys=dev:vals=hitcount,work,ns:sort=hitcount:size=256 [active]
+#
+
+{ dev: eth1                              } hitcount:       1523  work:      48000  ns:  123456789012
+{ dev: eth0                              } hitcount:       1600  work:      51200  ns:  9999999999999999999
+
+Totals:
+    Dropped: 0
+
+# trigger info: hist:keys=dev,budget:vals=hitcount,quota,ns_per_pkt:sort=hitcount:size=256 [active]
+
+{ dev: eth0                 , budget:         64 } hitcount:       1000  quota:     102400  ns_per_pkt:      12345
+{ dev: eth0                 , budget:         16 } hitcount:        600  quota:     102400  ns_per_pkt:      99999999999
+
+Totals:
+    Dropped: 3
+"""
+    awk = "mawk" if subprocess.run(["sh", "-c", "command -v mawk"],
+                                   capture_output=True).returncode == 0 else "awk"
+    out = subprocess.run([awk, benchpoll_awk()], input=hist, capture_output=True, text=True,
+                         check=True).stdout
+    got = dict(line.split() for line in out.splitlines())
+    want = {"trace_eth0_polls": "1600", "trace_eth0_ns": "9999999999999999999",
+            "trace_eth0_quota": "204800", "trace_eth0_ewma": "100000012344",
+            "trace_eth1_polls": "1523", "trace_eth1_work": "48000", "trace_eth1_quota": "0",
+            "trace_poll_dropped": "3"}
+    bad = {k: (v, got.get(k)) for k, v in want.items() if got.get(k) != v}
+    return not bad, bad or out
+
+
+if __name__ == "__main__":
+    sys.exit(ktap.run(CASES))
