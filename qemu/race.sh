@@ -103,10 +103,15 @@ PHASE=race
 for args in "-p 5201" "-p 5202 -R"; do
 	# shellcheck disable=SC2086 # two fixed argument lists
 	(
+		c=
+		trap '[ -z "$c" ] || kill "$c" 2>/dev/null; exit 0' TERM
 		end=$((SECONDS + secs + 20))
 		while ((SECONDS < end)); do
 			ip netns exec "$LAB_NS" timeout $((secs + 30)) iperf3 -c "$G" $args -t $((end - SECONDS)) \
-				>> "$LAB_RUN/iperf3${args// /}.log" 2>&1 9>&- || sleep 1
+				>> "$LAB_RUN/iperf3${args// /}.log" 2>&1 9>&- &
+			c=$!
+			wait "$c" || sleep 1
+			c=
 		done
 	) 9>&- &
 	clients+=($!)
@@ -121,8 +126,12 @@ rc=0
 lab_ctl --timeout 60 'ip -s link show eth0 >/dev/null' || rc=$?
 result "$rc" guest_answers_after
 rc=0
-lab_poweroff || rc=$?
-result "$rc" clean_poweroff
+if kill -0 "$LAB_QEMU_PID" 2>/dev/null; then
+	lab_poweroff || rc=$?
+	result "$rc" clean_poweroff
+else
+	result 1 clean_poweroff "QEMU had exited before the poweroff: the guest died"
+fi
 scan
 report | tee "$LAB_RUN/race.ktap"
 [ "$FAIL" -eq 0 ]

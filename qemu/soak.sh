@@ -294,7 +294,9 @@ for ((n = 0; n < ${#events[@]}; n++)); do
 	reload)
 		rl_n=$((rl_n + 1))
 		log "reload $rl_n (under traffic)"
-		if out=$(gsoak 300 reload "$((RANDOM))"); then
+		# The seed drawn here, not inside $(...): a subshell reseeds RANDOM.
+		s=$RANDOM
+		if out=$(gsoak 300 reload "$s"); then
 			took=$(ping_within 10) && { rl_ok=$((rl_ok + 1)); reloads=$((reloads + 1)); } || took=">10"
 			diag "reload $rl_n: e1000 back in $(kv reload_secs "$out") s, $(kv knobs_set_again "$out") knobs set again, ping after $took s"
 		else
@@ -302,13 +304,15 @@ for ((n = 0; n < ${#events[@]}; n++)); do
 		fi
 		;;
 	tp)
-		# Traffic held and the churn paused: no poll runs while the
-		# kernel patches its text. Left on or off, the tracepoints then
+		# Traffic held and the churn paused: few polls run while the
+		# kernel patches its text (the watchdog's interrupt every 2 s and
+		# ARP still make some, so an int3 stays possible, rarely). Left on or off, the tracepoints then
 		# see the traffic that follows.
 		pause_traffic
 		gsoak 180 pause >/dev/null || lab_die "guest churn did not pause"
 		sleep 1
-		out=$(gsoak 60 tracepoints 20 "$((RANDOM))") || lab_die "tracepoint window failed: $out"
+		s=$RANDOM
+		out=$(gsoak 60 tracepoints 20 "$s") || lab_die "tracepoint window failed: $out"
 		tp_writes=$((tp_writes + 20))
 		log "tracepoint window: 20 writes, left $(awk '$1 == "tracepoint_left" { sub(".*/events/", "", $2); printf "%s=%s ", $2, $3 }' <<<"$out")"
 		gsoak 60 resume >/dev/null || lab_die "guest churn did not resume"

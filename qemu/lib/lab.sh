@@ -405,7 +405,8 @@ lab_poweroff() {
 }
 
 # Pin the current guest's QEMU threads: vCPU threads ("CPU n/TCG" or
-# "CPU n/KVM", named by -name debug-threads=on) to $1, every other thread
+# "CPU n/KVM", named by -name debug-threads=on; with TCG_THREAD=single the
+# one thread that runs them all, "ALL CPUs/TCG") to $1, every other thread
 # (main loop with the tap's I/O, workers) to $2. Prints what it did.
 lab_pin() {
 	local vcpu=$1 rest=$2 t comm qpid=$LAB_QEMU_PID
@@ -413,7 +414,7 @@ lab_pin() {
 	for t in /proc/"$qpid"/task/*; do
 		comm=$(cat "$t/comm" 2>/dev/null) || continue
 		case $comm in
-		CPU*) taskset -p -c "$vcpu" "${t##*/}" >/dev/null ;;
+		CPU* | "ALL CPUs/"*) taskset -p -c "$vcpu" "${t##*/}" >/dev/null ;;
 		*) taskset -p -c "$rest" "${t##*/}" >/dev/null ;;
 		esac
 	done

@@ -6,6 +6,7 @@ give none. KTAP on stdout; exit status 1 on any failure."""
 import os
 import subprocess
 import sys
+import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
@@ -79,6 +80,32 @@ check("known_never_in_lab_code", len(k) == 2 and k[1]["known"] is None,
       "report 2 runs through e1000 and must not be known: %s" % [(r["code"], r["known"]) for r in k])
 k = scan.mark_known(scan.scan(read("kasan.log")), known)
 check("known_leaves_others", all(r["known"] is None for r in k), "kasan.log: %s" % k)
+# The command line: --known turns a known report's exit 1 into 0 only when
+# every report is known, says how many were, and refuses a malformed list.
+def cli(*args):
+    p = subprocess.run([sys.executable, os.path.join(here, "scan.py")] + list(args),
+                       capture_output=True, text=True, check=False)
+    return p.returncode, p.stdout
+tcp = os.path.join(here, "testdata", "kmemleak-tcp-ack.log")
+kfile = os.path.join(here, "known-upstream.txt")
+rc0, out0 = cli(tcp)
+rc1, out1 = cli("--known", kfile, tcp)
+check("cli_known_counts", rc0 == 1 and rc1 == 1 and "1 of them known upstream, 1 not" in out1,
+      "without: %d, with: %d %r" % (rc0, rc1, out1[-120:]))
+with tempfile.TemporaryDirectory() as d:
+    one = os.path.join(d, "one.log")
+    with open(tcp, encoding="utf-8") as f:
+        lines = f.readlines()
+    with open(one, "w", encoding="utf-8") as f:
+        f.writelines(lines[:11] + lines[-1:])
+    rc2, out2 = cli("--known", kfile, one)
+    bad = os.path.join(d, "bad.txt")
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write("kmemleak only-two-fields\n")
+    rc3, _ = cli("--known", bad, one)
+check("cli_known_all_known_exit_0", rc2 == 0 and "1 of them known upstream, 0 not" in out2,
+      "exit %d %r" % (rc2, out2[-120:]))
+check("cli_known_malformed_list", rc3 == 2, "exit %d" % rc3)
 
 # Every kind the issue names is among the canned reports.
 needed = {"kasan", "ubsan", "lockdep", "warning", "bug", "rcu_stall", "soft_lockup",
