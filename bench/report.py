@@ -961,10 +961,15 @@ def share_plots(rows, d, plt):
                 if pr:
                     ax.scatter([r["wshare"] for r in pr], [r[key] for r in pr], s=14, alpha=0.6,
                                color=colors[c])
-                    med = sorted((ws, statistics.median(r[key] for r in pr if r["wshare"] == ws))
-                                 for ws in {r["wshare"] for r in pr})
-                    ax.plot([m[0] for m in med], [m[1] for m in med], color=colors[c],
-                            marker="_", ms=12, label="patched, COST %d (median)" % c)
+                # a line of medians per weight of eth1 (64/64 and 16/16 are both 0.5)
+                w1s = sorted({int(r["weight_eth1"]) for r in pr}, reverse=True)
+                for w1, ls in zip(w1s, ["-", "--", ":", "-."] * 8):
+                    pw = [r for r in pr if int(r["weight_eth1"]) == w1]
+                    med = sorted((ws, statistics.median(r[key] for r in pw if r["wshare"] == ws))
+                                 for ws in {r["wshare"] for r in pw})
+                    ax.plot([m[0] for m in med], [m[1] for m in med], color=colors[c], ls=ls,
+                            marker="_", ms=12,
+                            label="patched, COST %d, eth1 weight %d (median)" % (c, w1))
                 br = [r for r in runs if r["profile"] == prof and int(r["cost"]) == c
                       and r["kernel"] == "baseline" and r.get(key) is not None]
                 if br and not patched_only:
