@@ -255,6 +255,7 @@ lab_teardown
 # The bench's statistics on synthetic data (no guest, a second).
 PHASE=paired_statistics
 host_ktap paired_statistics 120 /usr/bin/python3 "$top/bench/test_paired.py"
+host_ktap two_nic_bench 120 /usr/bin/python3 "$top/bench/test_twonic.py"
 if [ "${HOST_TESTS:-1}" = 1 ]; then
 	PHASE=deps
 	host_ktap deps 120 "$top/qemu/hosttests/deps"
