@@ -30,9 +30,12 @@ trace_* columns and its share of the RX softirq time, ns_share). A router
 row (profile router, no nic) has eth0's counters, eth0's trace sums, and
 from peer (eth1's snapshots) fwd_drops: packets eth0 received that eth1 did
 not send; rcv_sock_drops=N are the receiver's socket drops on the host.
-weight_eth1 "-" (a one-NIC profile) is written empty. Role hist: napi_polls and the hist_* columns come
-from the napi:napi_poll hist trigger (trace_hist_* lines in AFTER, benchhist)
-on both kernels, so the two are measured the same way.
+weight_eth1 "-" (a one-NIC profile) is written empty. target,
+poll_target_usecs, quota_min: a share-adaptive row of the patched kernel,
+its NIC's settings (TARGET=fixed: the defaults, 500 and 8); empty otherwise.
+Role hist: napi_polls and the hist_* columns come from the napi:napi_poll
+hist trigger (trace_hist_* lines in AFTER, benchhist) on both kernels, so
+the two are measured the same way.
 """
 import csv
 import json
@@ -59,6 +62,9 @@ COLUMNS = [
     "nic", "weight_eth1", "cost", "trace_polls", "trace_work", "trace_ns",
     "poll_ns_per_pkt", "quota_mean", "ewma_ns_per_pkt", "pkt_share", "ns_share",
     "fwd_drops", "rcv_sock_drops",
+    # share-adaptive on the patched kernel: TARGET (fixed or weight) and this
+    # NIC's adaptive-quota settings as read back from devlink
+    "target", "poll_target_usecs", "quota_min",
 ]
 
 # column <- guest counter

@@ -34,6 +34,10 @@
 #   WEIGHTS_ETH1 eth1's weight in the two-NIC profiles "64" (baseline: 64)
 #   COST     rules of an nftables chain eth0's packets walk (benchcost): a
 #            per-packet cost on eth0, for every profile   "0"
+#   TARGET   share-adaptive's poll targets (one value): fixed, both NICs at
+#            the driver's defaults (poll_target_usecs 500, quota_min 8), or
+#            weight: each NIC's poll_target_usecs round(500 w / max(w_eth0,
+#            w_eth1)) and quota_min 1 (devlink, patched kernel)   "fixed"
 #   REPS 3, or auto: pairs are added a repetition at a time (at least
 #     MIN_REPS, 6) until every goal has a verdict or MAX_REPS (12) is reached.
 #   SECS 5 (per run; TCP omits 1 s of slow start more), UDP64_RATE 20M,
@@ -78,7 +82,7 @@ if [ "${AA:-0}" = 1 ]; then
 fi
 export WEIGHTS=${WEIGHTS:-"4 8 16 32 64 128"} REFILL=${REFILL:-"0 16"}
 export ADAPTIVE=${ADAPTIVE:-off} DEFER=${DEFER:-0} RING=${RING:-256}
-export WEIGHTS_ETH1=${WEIGHTS_ETH1:-64} COST=${COST:-0}
+export WEIGHTS_ETH1=${WEIGHTS_ETH1:-64} COST=${COST:-0} TARGET=${TARGET:-fixed}
 export FIFO=${FIFO:-32} LINK=${LINK:-1gbit} REPS=${REPS:-3} CALIB=${CALIB:-1}
 export LINK_BURST=${LINK_BURST:-3kb} MIN_REPS=${MIN_REPS:-6} MAX_REPS=${MAX_REPS:-12}
 export AA=${AA:-0} BENCH_SEED=${BENCH_SEED:-$((RANDOM * 32768 + RANDOM))}
@@ -241,7 +245,8 @@ meta = {
                                              "LINK_BURST", "BOOT_ORDER", "PROFILES", "REPS", "CALIB",
                                              "CALIB_PINS", "PIN", "HIST")
                    + (("WEIGHTS_ETH1", "COST", "NICS", "SAT_OFFER") if E.get("NICS") == "2" else ())
-                   + (("COST",) if E.get("NICS") != "2" and E.get("COST", "0") != "0" else ())},
+                   + (("COST",) if E.get("NICS") != "2" and E.get("COST", "0") != "0" else ())
+                   + (("TARGET",) if E.get("TARGET", "fixed") != "fixed" else ())},
     "secs": int(E["M_SECS"]), "udp1470_rate": E["M_UDP1470_RATE"], "udp64_rate": E["M_UDP64_RATE"],
     "udp1470_rate_source": E["M_RATE_SOURCE"],
     "saturation": {"offered": E["M_SAT_OFFER"], "reps": int(E["M_SAT_REPS"]),
@@ -604,12 +609,55 @@ guest_sys() {
 	SYS_CUR[$LAB_CUR]="$1 $2"
 }
 
+# The adaptive quota's targets of the patched guest's two NICs, "t0 q0 t1
+# q1" (poll_target_usecs and quota_min of eth0, then eth1), as read back
+# from devlink. share-adaptive with TARGET=weight gets each NIC's
+# round(500 w / max(w_eth0, w_eth1)) and quota_min 1; every other run the
+# driver's defaults, 500 and 8 (so TARGET=fixed changes nothing). Applied
+# only when they differ from what the guest holds, read once per guest
+# (NICS=2 only: eth1 must exist). guest_target PROFILE W0 W1 sets TGT.
+declare -A TGT_CUR=()
+TGT=
+# shellcheck disable=SC2016 # run by the guest's bash
+guest_params() {	# guest_params [T0 Q0 T1 Q1]: set them if given; print them
+	local set=:
+	[ $# = 0 ] || set="set -e; for x in eth0:$1:$2 eth1:$3:$4; do IFS=: read -r d t q <<<\$x;"'
+		h=pci/$(basename $(readlink /sys/class/net/$d/device));
+		devlink dev param set $h name poll_target_usecs value $t cmode runtime;
+		devlink dev param set $h name quota_min value $q cmode runtime; done'
+	lab_ctl "$set;" 'for d in eth0 eth1; do h=pci/$(basename $(readlink /sys/class/net/$d/device));
+		for p in poll_target_usecs quota_min; do devlink dev param show $h name $p |
+		awk "/cmode runtime value/ { printf \"%s \", \$NF }"; done; done'
+}
+guest_target() {
+	local prof=$1 w0=$2 w1=$3 m t0 t1 want got
+	want="500 8 500 8"
+	if [ "$prof" = share-adaptive ] && [ "$TARGET" = weight ]; then
+		m=$((w0 > w1 ? w0 : w1))
+		# round half up; at least 1 (the parameter's lower bound)
+		t0=$(((1000 * w0 + m) / (2 * m))) t1=$(((1000 * w1 + m) / (2 * m)))
+		want="$((t0 > 1 ? t0 : 1)) 1 $((t1 > 1 ? t1 : 1)) 1"
+	fi
+	TGT=$want
+	[ "$NICS" = 2 ] || return 0
+	if [ -z "${TGT_CUR[$LAB_CUR]:-}" ]; then
+		got=$(must guest_params)
+		TGT_CUR[$LAB_CUR]=${got% }
+	fi
+	[ "${TGT_CUR[$LAB_CUR]}" != "$want" ] || return 0
+	# shellcheck disable=SC2086 # four numbers
+	got=$(must guest_params $want)
+	TGT_CUR[$LAB_CUR]=${got% }
+	[ "${TGT_CUR[$LAB_CUR]}" = "$want" ] ||
+		lab_die "guest $LAB_CUR: poll_target_usecs/quota_min read back '${TGT_CUR[$LAB_CUR]}', not '$want'"
+}
+
 run_one() {
 	local kernel=$1 role=$2 w=$3 n=$4 a=$5 d=$6 ring=$7 fifo=$8 link=$9 pin=${10}
 	local prof=${11} w1=${12} cost=${13} rep=${14} pair=${15} dir=$OUT/raw/$k_run t0 t1 q0 q1
 	local res=- offered= rate=$UDP1470_RATE
 	local err= confirmed= load1 c0 c1 o0 o1 other_pid ping_out= cc1 patched=0
-	local two=0 fwd=0 batch=8 j0 j1 res1 t0b t1b q0b q1b r0 r1 err1= common
+	local two=0 fwd=0 batch=8 j0 j1 res1 t0b t1b q0b q1b r0 r1 err1= common tg0 tg1 g0 g1 g2 g3
 	mkdir -p "$dir"
 	apply_pin "$pin"
 	pause_other "$kernel"
@@ -627,6 +675,7 @@ run_one() {
 		elif [ "$NICS" = 2 ]; then
 			must lab_ctl benchset "$w1" "$n" "$a" "$d" "$ring" eth1 >/dev/null
 		fi
+		guest_target "$prof" "$w" "$w1"
 	else
 		must lab_ctl benchset - - - "$d" "$ring" >/dev/null
 		[ "$NICS" != 2 ] || must lab_ctl benchset - - - "$d" "$ring" eth1 >/dev/null
@@ -716,14 +765,21 @@ run_one() {
 		pair="$pair" host_load1="$load1" host_compilers="$cc1" weight_eth1="$w1" cost="$cost"
 		qemu_cpu_s="$(cpu_delta "$c0" "$c1")" other_qemu_cpu_s="$(cpu_delta "$o0" "$o1")")
 	[ "$patched" = 0 ] || [ "$two" = 0 ] || common+=(poll="$dir/poll")
+	# share-adaptive on the patched kernel: TARGET and each NIC's targets
+	tg0=() tg1=()
+	if [ "$patched" = 1 ] && [ "$prof" = share-adaptive ]; then
+		read -r g0 g1 g2 g3 <<<"$TGT"
+		tg0=(target="$TARGET" poll_target_usecs="$g0" quota_min="$g1")
+		tg1=(target="$TARGET" poll_target_usecs="$g2" quota_min="$g3")
+	fi
 	case $prof in
 	share | share-adaptive)
 		must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
 			"${common[@]}" nic=eth0 peer="$dir/before.eth1,$dir/after.eth1" \
-			offered_mbps="$offered" link_drops=$((q1 - q0)) error="$err"
+			offered_mbps="$offered" link_drops=$((q1 - q0)) error="$err" "${tg0[@]}"
 		must python3 "$top/bench/row.py" "$csv" "$dir/before.eth1" "$dir/after.eth1" "$t0b" "$t1b" \
 			"$res1" "${common[@]}" nic=eth1 peer="$dir/before,$dir/after" \
-			offered_mbps="$offered" link_drops=$((q1b - q0b)) error="${err:-$err1}" ;;
+			offered_mbps="$offered" link_drops=$((q1b - q0b)) error="${err:-$err1}" "${tg1[@]}" ;;
 	router)
 		must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
 			"${common[@]}" peer="$dir/before.eth1,$dir/after.eth1" rcv_sock_drops=$((r1 - r0)) \
