@@ -704,7 +704,7 @@ def share_runs(rows):
         run = {k: e0[k] for k in ("kernel", "profile", "weight", "weight_eth1", "cost",
                                    "refill", "defer", "ring", "fifo", "link", "rep")}
         ps, cs = num(e0.get("pkt_share")), num(e0.get("ns_share"))
-        run.update(eth0=e0, eth1=e1, wshare=ws, pshare=ps, cshare=cs)
+        run.update(eth0=e0, eth1=e1, wshare=ws, pshare=ps, cshare=cs, target=target_of(e0, e1))
         if ws:
             run["p0x"] = ps / ws if ps is not None else None
             run["p1x"] = (1 - ps) / (1 - ws) if ps is not None else None
@@ -714,8 +714,20 @@ def share_runs(rows):
     return out
 
 
+def target_of(e0, e1):
+    """share-adaptive's poll targets (TARGET, columns target, poll_target_usecs,
+    quota_min of the patched kernel's rows): "weight 500/125 us, min 1", or
+    "" where not recorded (the baseline, share, sweeps before TARGET)."""
+    if not e0.get("target"):
+        return ""
+    q0, q1 = e0.get("quota_min") or "?", e1.get("quota_min") or "?"
+    return "%s %s/%s us, min %s" % (e0["target"], e0.get("poll_target_usecs") or "?",
+                                    e1.get("poll_target_usecs") or "?",
+                                    q0 if q0 == q1 else "%s/%s" % (q0, q1))
+
+
 SHARE_KEY = ("profile", "kernel", "weight", "weight_eth1", "cost", "refill", "defer", "ring",
-             "fifo", "link")
+             "fifo", "link", "target")
 
 
 def share_groups(runs):
@@ -731,11 +743,23 @@ def rstats(runs, fn):
     return stats([fn(r) for r in runs])
 
 
-def weights_cell(k):
-    """weights eth0/eth1 | refill, of a SHARE_KEY"""
+def weights_cell(k, targets=False):
+    """weights eth0/eth1 | refill, of a SHARE_KEY; with targets, then the
+    poll targets eth0/eth1 of share-adaptive (TARGET)"""
     if k[1] == "baseline":
-        return "64/64 (fixed) | 16 (fixed)"
-    return "%s/%s | %s" % (k[2], k[3], k[5])
+        cell = "64/64 (fixed) | 16 (fixed)"
+    else:
+        cell = "%s/%s | %s" % (k[2], k[3], k[5])
+    return cell + (" | %s" % (k[10] or "-") if targets else "")
+
+
+def has_targets(runs):
+    """Whether the sweep recorded share-adaptive's poll targets (a column of
+    the share tables then; sweeps before TARGET report as they did)."""
+    return any(r["target"] for r in runs)
+
+
+TARGET_HEAD = ("poll target eth0/eth1, quota_min | ", "---|")
 
 
 def share_tables(rows):
@@ -748,6 +772,7 @@ def share_tables(rows):
 def share_summary(runs):
     if not runs:
         return []
+    tg = has_targets(runs)
     out = ["## Two NICs on one vCPU: who gets the packets and the CPU (share, share-adaptive)",
            "",
            "Both NICs flooded at once with UDP 1470 B from their two host netns, each offered "
@@ -760,18 +785,23 @@ def share_summary(runs):
            "exactly the weight's share). The goal of the adaptive quota (issue 14): the CPU "
            "share of both NICs within +-10 % of their weight share (0.90-1.10x). ns/pkt: "
            "a NIC's polls' ns / their packets. Median [min-max] over the repetitions; every "
-           "run counted needs both of its rows ok.", "",
-           "| profile | kernel | weights eth0/eth1 | refill | COST | n | weight share eth0 | "
+           "run counted needs both of its rows ok."
+           + (" Poll target: share-adaptive's poll_target_usecs of eth0/eth1 and quota_min "
+              "(TARGET fixed: the driver's 500 and 8; weight: 500 w / max(w_eth0, w_eth1) "
+              "and 1)." if tg else ""), "",
+           "| profile | kernel | weights eth0/eth1 | refill | " + (TARGET_HEAD[0] if tg else "")
+           + "COST | n | weight share eth0 | "
            "packet share eth0 | packets x weight eth0 / eth1 | CPU share eth0 | "
            "CPU x weight eth0 | CPU x weight eth1 | within +-10 % | ns/pkt eth0 | ns/pkt eth1 | "
-           "quota eth0 | quota eth1 | Mbit/s eth0 + eth1 |", "|" + "---|" * 18]
+           "quota eth0 | quota eth1 | Mbit/s eth0 + eth1 |",
+           "|" + "---|" * 18 + (TARGET_HEAD[1] if tg else "")]
     for k, rr in share_groups(runs):
         within = [r for r in rr if r.get("c0x") is not None]
         ok = sum(1 for r in within if 0.9 <= r["c0x"] <= 1.1 and 0.9 <= r["c1x"] <= 1.1)
         px = rstats(rr, lambda r: r.get("p0x")), rstats(rr, lambda r: r.get("p1x"))
         out.append("| %s | %s | %s | %s | n=%d | %s | %s | %s / %s | %s | %s | %s | %s | %s | %s "
                    "| %s | %s | %s |" % (
-                       k[0], k[1], weights_cell(k), k[4], len(rr),
+                       k[0], k[1], weights_cell(k, tg), k[4], len(rr),
                        "%.3f" % rr[0]["wshare"] if rr[0]["wshare"] else "-",
                        fmt(rstats(rr, lambda r: r["pshare"]), 3),
                        fmt(px[0], 2), fmt(px[1], 2),
@@ -824,6 +854,7 @@ def cost_table(runs):
 
 def share_nic_tables(runs):
     out = []
+    tg = has_targets(runs)
     for nic in ("eth0", "eth1"):
         out += ["### %s in the share profiles" % nic, "",
                 "Delivered: what iperf3's receiver got. Drops by place: the tap (FIFO), the "
@@ -831,10 +862,11 @@ def share_nic_tables(runs):
                 "after the NIC (socket or softnet: iperf3's loss minus the three, signed). "
                 "time_squeeze, softirq % and CPU us/pkt are the guest's, both NICs together.",
                 "",
-                "| profile | kernel | weights eth0/eth1 | refill | COST | n | delivered Mbit/s | "
+                "| profile | kernel | weights eth0/eth1 | refill | "
+                + (TARGET_HEAD[0] if tg else "") + "COST | n | delivered Mbit/s | "
                 "loss % | FIFO drops | link drops | ring drops | lost after the NIC | packet share | "
                 "CPU share | polls | packets per poll | ns/pkt | quota | time_squeeze | "
-                "softirq % | CPU us/pkt |", "|" + "---|" * 21]
+                "softirq % | CPU us/pkt |", "|" + "---|" * 21 + (TARGET_HEAD[1] if tg else "")]
         for k, rr in share_groups(runs):
             rs = [r[nic] for r in rr]
 
@@ -850,7 +882,7 @@ def share_nic_tables(runs):
                 return v if nic == "eth0" or v is None else 1 - v
             out.append("| %s | %s | %s | %s | n=%d | %s | %s | %s | %s | %s | %s | %s | %s | %s "
                        "| %s | %s | %s | %s | %s | %s |" % (
-                           k[0], k[1], weights_cell(k), k[4], len(rr),
+                           k[0], k[1], weights_cell(k, tg), k[4], len(rr),
                            fmt(metric(rs, "mbps"), 1), fmt(metric(rs, "loss_pct"), 1),
                            fmt(metric(rs, "fifo_drops")), fmt(metric(rs, "link_drops")),
                            fmt(metric(rs, "rx_missed")), fmt(stats([after_nic(r) for r in rs])),

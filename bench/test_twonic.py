@@ -94,15 +94,18 @@ def row(d, csv_path, before, after, res, *kv):
                     "0", "5", res] + list(kv), check=True, capture_output=True, text=True)
 
 
-def share_run(d, csv_path, kernel, w0, w1, pkts, ns, pair, cost="0"):
+def share_run(d, csv_path, kernel, w0, w1, pkts, ns, pair, cost="0", profile="share",
+              target=None):
     """Both rows of one share run: eth0 got pkts[0] packets in polls of
-    ns[0] ns, eth1 pkts[1] in ns[1] (ns None: the baseline, no poll file)."""
+    ns[0] ns, eth1 pkts[1] in ns[1] (ns None: the baseline, no poll file).
+    target (share-adaptive): (TARGET, (target eth0, quota_min eth0),
+    (target eth1, quota_min eth1)), as bench/run.sh passes them."""
     b0 = snapfile(d, "b0", sys_rx_packets=100)
     a0 = snapfile(d, "a0", sys_rx_packets=100 + pkts[0], cpu_total=2000, cpu_idle=600)
     b1 = snapfile(d, "b1", sys_rx_packets=7)
     a1 = snapfile(d, "a1", sys_rx_packets=7 + pkts[1], cpu_total=2000, cpu_idle=600)
     common = ["kernel=" + kernel, "role=sweep", "weight=" + w0, "refill=16", "adaptive=off",
-              "defer=0", "ring=256", "fifo=32", "link=1gbit", "pin=split", "profile=share",
+              "defer=0", "ring=256", "fifo=32", "link=1gbit", "pin=split", "profile=" + profile,
               "rep=1", "secs=3", "pair=" + pair, "weight_eth1=" + w1, "cost=" + cost]
     if ns:
         poll = os.path.join(d, "poll")
@@ -113,10 +116,14 @@ def share_run(d, csv_path, kernel, w0, w1, pkts, ns, pair, cost="0"):
                             nic, p // 8, nic, p, nic, n, nic, p, nic))
             f.write("trace_poll_dropped 0\n")
         common.append("poll=" + poll)
+    tg = [[], []]
+    if target:
+        tg = [["target=" + target[0], "poll_target_usecs=%d" % t, "quota_min=%d" % q]
+              for t, q in target[1:]]
     row(d, csv_path, b0, a0, iperf_json(d, "i0.json", 100, 10, 100), *common, "nic=eth0",
-        "peer=%s,%s" % (b1, a1))
+        "peer=%s,%s" % (b1, a1), *tg[0])
     row(d, csv_path, b1, a1, iperf_json(d, "i1.json", 50, 10, 100), *common, "nic=eth1",
-        "peer=%s,%s" % (b0, a0))
+        "peer=%s,%s" % (b0, a0), *tg[1])
 
 
 def read_csv(p):
@@ -144,6 +151,46 @@ def share_rows_carry_shares():
         return ok, "eth0 %s / %s, eth1 %s / %s, runs %s" % (
             e0["pkt_share"], e0["ns_share"], e1["pkt_share"], e1["ns_share"],
             [(r["c0x"], r["c1x"]) for r in runs])
+
+
+@case
+def share_adaptive_rows_carry_their_targets():
+    """TARGET=weight: each share-adaptive row records its NIC's poll target
+    and quota_min (new columns at the end); the share tables gain a poll
+    target column and group by it; without targets (sweeps before TARGET)
+    the tables have no such column."""
+    with tempfile.TemporaryDirectory() as d:
+        c = os.path.join(d, "runs.csv")
+        share_run(d, c, "patched", "16", "64", (100, 400), (2 * 10**8, 8 * 10**8), "1-1",
+                  "1000", "share-adaptive", ("weight", (125, 1), (500, 1)))
+        share_run(d, c, "patched", "16", "64", (100, 400), (2 * 10**8, 8 * 10**8), "1-2",
+                  "1000", "share-adaptive", ("fixed", (500, 8), (500, 8)))
+        share_run(d, c, "baseline", "64", "64", (250, 250), None, "1-1", "1000",
+                  "share-adaptive")
+        rows = read_csv(c)
+        with open(c) as f:
+            header = f.readline().strip().split(",")
+        e0, e1 = rows[:2]
+        runs = report.share_runs([dict(r) for r in rows])
+        summary = report.share_summary(runs)
+        nic = report.share_nic_tables(runs)
+        old = report.share_summary(report.share_runs(
+            [{k: v for k, v in r.items() if k not in ("target", "poll_target_usecs",
+                                                     "quota_min")} for r in rows]))
+        lines = [line for line in summary if line.startswith("| share-adaptive | patched")]
+        ok = (header[-3:] == ["target", "poll_target_usecs", "quota_min"]
+              and (e0["target"], e0["poll_target_usecs"], e0["quota_min"]) == ("weight", "125", "1")
+              and (e1["target"], e1["poll_target_usecs"], e1["quota_min"]) == ("weight", "500", "1")
+              and not rows[4]["target"]
+              and "| poll target eth0/eth1, quota_min |" in summary[4]
+              and len(lines) == 2
+              and any("| 16/64 | 16 | weight 125/500 us, min 1 | 1000 |" in x for x in lines)
+              and any("| 16/64 | 16 | fixed 500/500 us, min 8 | 1000 |" in x for x in lines)
+              and any("| 64/64 (fixed) | 16 (fixed) | - | 1000 |" in x for x in summary)
+              and any("weight 125/500 us, min 1" in x for x in nic)
+              and not any("poll target" in x for x in old)
+              and all(x.count("|") == summary[4].count("|") for x in summary[4:-1]))
+        return ok, "\n".join(summary[2:] + [header[-3:].__repr__()])
 
 
 @case
