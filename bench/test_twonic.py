@@ -23,8 +23,11 @@ case = ktap.collector(CASES)
 
 
 def plan(**env):
+    # Every axis plan.py reads is the test's own: make exports the ones not
+    # given as empty strings, which plan.py would take as empty lists.
     e = {k: v for k, v in os.environ.items() if k not in (
-        "WEIGHTS", "WEIGHTS_ETH1", "COST", "PROFILES", "ADAPTIVE", "REFILL", "CALIB", "HIST")}
+        "WEIGHTS", "WEIGHTS_ETH1", "COST", "PROFILES", "ADAPTIVE", "REFILL", "CALIB", "HIST",
+        "DEFER", "RING", "FIFO", "LINK", "PIN", "CALIB_PINS", "BENCH_SEED", "TARGET")}
     e.update(BENCH_SEED="3", **env)
     out = subprocess.run([sys.executable, os.path.join(HERE, "plan.py"), "1"], env=e,
                          capture_output=True, text=True, check=True).stdout
