@@ -19,6 +19,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/qemu/lib/lab.sh"
+. "$top/qemu/lib/checks.sh"
 
 variant=${1:-} what=${2:-}
 case $variant in
@@ -38,31 +39,14 @@ INITRD=$top/build/$variant/initramfs.img
 export VCPUS=${VCPUS:-2} MEM=${MEM:-1024} BOOT_TIMEOUT=${BOOT_TIMEOUT:-300} LAB_VIRTIO=0 NICS=1
 export LAB_APPEND="acpi=noirq"	# as qemu/soak.sh
 G=$LAB_GUEST_IP
-KTAP=() PASS=0 FAIL=0
 clients=()
 
-result() {	# result RC NAME [DIAG]
-	local l
-	[ -n "${3:-}" ] && while IFS= read -r l; do KTAP+=("# $l"); done <<<"$3"
-	if [ "$1" -eq 0 ]; then
-		PASS=$((PASS + 1)); KTAP+=("ok $((PASS + FAIL)) $2")
-	else
-		FAIL=$((FAIL + 1)); KTAP+=("not ok $((PASS + FAIL)) $2")
-	fi
-}
 report() {
-	echo "KTAP version 1"
-	echo "# race $what on $variant, RACE_SECS=$secs, VCPUS=$VCPUS, TCG_THREAD=${TCG_THREAD:-multi}"
-	echo "1..$((PASS + FAIL))"
-	printf '%s\n' "${KTAP[@]}"
-	echo "# console log: ${LAB_RUN#"$top"/}/console.log"
-	echo "$PASS passed, $FAIL failed"
+	checks_ktap "race $what on $variant, RACE_SECS=$secs, VCPUS=$VCPUS, TCG_THREAD=${TCG_THREAD:-multi}"
 }
-scan() {
-	local flag=() rc=0
-	[ "$baseline" = 1 ] && flag=(--baseline)
-	/usr/bin/python3 "$top/qemu/soak/scan.py" "${flag[@]}" "$LAB_RUN/console.log" \
-		> "$LAB_RUN/reports.txt" 2>&1 || rc=$?
+scan() {	# every report counts here: no known list
+	local rc=0
+	checks_scan "$baseline" || rc=$?
 	result "$rc" console_free_of_reports "$(cat "$LAB_RUN/reports.txt")"
 }
 lab_on_die() {

@@ -24,6 +24,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/qemu/lib/lab.sh"
+. "$top/qemu/lib/checks.sh"
 
 variant=${1:-}
 case $variant in
@@ -49,40 +50,15 @@ export LAB_APPEND="acpi=noirq"
 RANDOM=$seed
 
 G=$LAB_GUEST_IP
-KTAP=() PASS=0 FAIL=0 SKIP=0
 faults=0 knob_writes=0 resizes=0 flaps=0 reloads=0 reports=0 soak_secs=0
 tp_mode=paused tp_writes=0
 [ "${TCG_THREAD:-multi}" = single ] && tp_mode=under
 traffic_pid=
 
 log() { echo "soak: [$(date -u +%H:%M:%S)] $*" >&2; }
-diag() {
-	local l
-	while IFS= read -r l; do KTAP+=("# $l"); done <<<"$*"
-}
-result() {	# result RC NAME [DIAG]
-	[ -n "${3:-}" ] && diag "$3"
-	if [ "$1" -eq 0 ]; then
-		PASS=$((PASS + 1)); KTAP+=("ok $((PASS + FAIL + SKIP)) $2")
-	else
-		FAIL=$((FAIL + 1)); KTAP+=("not ok $((PASS + FAIL + SKIP)) $2")
-	fi
-}
-# t COMMAND...: 0 if it holds, else 1 (for result, under set -e)
-t() { if "$@"; then echo 0; else echo 1; fi; }
-skip() {	# skip NAME REASON
-	SKIP=$((SKIP + 1))
-	KTAP+=("ok $((PASS + FAIL + SKIP)) $1 # SKIP $2")
-}
 report() {
 	echo "soak: ${soak_secs} s, $faults faults injected, $knob_writes knob writes, $resizes ring resizes, $flaps link flaps, $reloads reloads, $reports reports"
-	echo "KTAP version 1"
-	echo "# $variant kernel, SOAK_SECS=$secs, SOAK_SEED=$seed, VCPUS=$VCPUS, MEM=$MEM"
-	echo "1..$((PASS + FAIL + SKIP))"
-	printf '%s\n' "${KTAP[@]}"
-	echo "# console log: ${LAB_RUN#"$top"/}/console.log"
-	echo "# $SKIP skipped"
-	echo "$PASS passed, $FAIL failed"
+	checks_ktap "$variant kernel, SOAK_SECS=$secs, SOAK_SEED=$seed, VCPUS=$VCPUS, MEM=$MEM"
 }
 # A fatal lab error (boot, a guest that stopped answering): one failure, then
 # what was found so far.
@@ -195,11 +171,8 @@ stop_traffic() {
 }
 
 scan_console() {
-	local flag=() rc=0
-	[ "$baseline" = 1 ] && flag=(--baseline)
-	/usr/bin/python3 "$top/qemu/soak/scan.py" "${flag[@]}" --known "$top/qemu/soak/known-upstream.txt" \
-		"$LAB_RUN/console.log" \
-		> "$LAB_RUN/reports.txt" 2>&1 || rc=$?
+	local rc=0
+	checks_scan "$baseline" --known "$top/qemu/soak/known-upstream.txt" || rc=$?
 	reports=$(awk '/^[0-9]+ reports$/ { print $1 }' "$LAB_RUN/reports.txt")
 	reports=${reports:-0}
 	return "$rc"
