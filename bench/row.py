@@ -29,7 +29,8 @@ per-NIC sums of the patched driver's tracepoint (benchpoll stop: the
 trace_* columns and its share of the RX softirq time, ns_share). A router
 row (profile router, no nic) has eth0's counters, eth0's trace sums, and
 from peer (eth1's snapshots) fwd_drops: packets eth0 received that eth1 did
-not send; rcv_sock_drops=N are the receiver's socket drops on the host.
+not send; rcv_sock_drops=N are the receiver's socket drops on the host (more
+than 0.1 % of what was sent fails the row as host-limited).
 weight_eth1 "-" (a one-NIC profile) is written empty. target,
 poll_target_usecs, quota_min: a share-adaptive row of the patched kernel,
 its NIC's settings (TARGET=fixed: the defaults, 500 and 8); empty otherwise.
@@ -233,6 +234,19 @@ def two_nics(row, a, b, peer, poll, errors):
         row["ns_share"] = "%.4f" % (ns / total)
 
 
+def host_limited(row, errors):
+    """A router run whose receiver (on the host) dropped more than 0.1 % of
+    what was sent measured the host, not the guest: it fails and never
+    counts."""
+    try:
+        drops, sent = int(row.get("rcv_sock_drops")), int(row.get("sent"))
+    except (TypeError, ValueError):
+        return
+    if row.get("profile") == "router" and drops * 1000 > sent > 0:
+        errors.append("host-limited: the receiver's socket on the host dropped %d of %d "
+                      "datagrams" % (drops, sent))
+
+
 def main():
     csv_path, before, after, tap0, tap1, result = sys.argv[1:7]
     row = dict(a.split("=", 1) for a in sys.argv[7:])
@@ -288,6 +302,7 @@ def main():
                 errors.append("iperf3 exit code not recorded")
             elif rc != 0:
                 errors.append("iperf3 exit %d%s" % (rc, " (timed out)" if rc == 124 else ""))
+    host_limited(row, errors)
     errors = [e for e in errors if e]
     row["status"] = "failed" if errors else "ok"
     row["error"] = "; ".join(errors)
