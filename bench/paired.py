@@ -198,6 +198,32 @@ def compare(pairs, target, kind="ratio", seed=1):
     return out
 
 
+def ratio_interval(values, alpha=ALPHA):
+    """One sample of positive ratios (one per run, e.g. a NIC's CPU share
+    over its weight share, measured within the run): the Hodges-Lehmann
+    centre of their logs and its exact interval, back as ratios. Returns
+    (est, lo, hi); lo, hi are 0, inf below 6 runs (no 95 % interval),
+    None when there is no positive value."""
+    v = [float(x) for x in values if x is not None and float(x) > 0]
+    if not v:
+        return None
+    est, lo, hi = hl_interval([math.log(x) for x in v], alpha)
+    return math.exp(est), math.exp(lo), math.exp(hi)
+
+
+def band_verdict(iv, low, high):
+    """A centre that should lie in [low, high]: met when the whole interval
+    is inside, not_met when the whole interval is outside on one side,
+    else inconclusive (and always inconclusive without an interval)."""
+    if iv is None or iv[1] <= 0 or math.isinf(iv[2]):
+        return "inconclusive"
+    if low <= iv[1] and iv[2] <= high:
+        return "met"
+    if iv[2] < low or iv[1] > high:
+        return "not_met"
+    return "inconclusive"
+
+
 def holm(ps):
     """Holm-Bonferroni adjusted p-values, in the order given."""
     m = len(ps)

@@ -766,7 +766,59 @@ def share_tables(rows):
     runs = share_runs(rows)
     if not runs:
         return []
-    return share_summary(runs) + cost_table(runs) + share_nic_tables(runs)
+    return share_summary(runs) + share_verdicts(runs) + cost_table(runs) + share_nic_tables(runs)
+
+
+def iv_cell(iv, digits=2):
+    """HL [95 % interval] of paired.ratio_interval; "no interval" below 6."""
+    if iv is None:
+        return "-"
+    f = "%%.%df" % digits
+    if iv[1] <= 0 or math.isinf(iv[2]):
+        return (f % iv[0]) + " (no interval)"
+    return "%s [%s-%s]" % (f % iv[0], f % iv[1], f % iv[2])
+
+
+def both_band(a, b):
+    """The goal for two NICs: met when both are, not_met when either is."""
+    if "not_met" in (a, b):
+        return "not_met"
+    return "met" if a == b == "met" else "inconclusive"
+
+
+SHARE_BAND = (0.9, 1.1)
+
+
+def share_verdicts(runs):
+    """Statements 1-3 of issue 14 as tests: each NIC's packet and CPU share
+    over its weight share, the centre of the runs (Hodges-Lehmann of the
+    log ratios) with its exact 95 % interval (inverted signed-rank test,
+    6 runs or more), and whether it lies within +-10 % of the weight share
+    (met: the whole interval inside; not_met: wholly outside)."""
+    if not runs:
+        return []
+    tg = has_targets(runs)
+    out = ["### Shares against the weight share, with 95 % intervals", "",
+           "Per configuration, over its runs: the centre (Hodges-Lehmann estimate of the "
+           "log ratios) of each NIC's share over its weight share, with the exact 95 % "
+           "interval that inverts the signed-rank test (none below 6 runs). The shares are "
+           "measured inside each run (both NICs at once), so no pairing with the baseline is "
+           "needed; the baseline has packet shares only. Within +-10 %: `met` when the whole "
+           "interval lies in {:.2f}-{:.2f}x for both NICs, `not_met` when it lies wholly outside "
+           "for one of them, else `inconclusive`; one verdict per row, not corrected for the "
+           "number of rows.".format(*SHARE_BAND), "",
+           "| profile | kernel | weights eth0/eth1 | refill | " + (TARGET_HEAD[0] if tg else "")
+           + "COST | runs | packets x weight eth0 | packets x weight eth1 | packets within "
+           "+-10 % | CPU x weight eth0 | CPU x weight eth1 | CPU within +-10 % |",
+           "|" + "---|" * 11 + (TARGET_HEAD[1] if tg else "")]
+    for k, rr in share_groups(runs):
+        ivs = [paired.ratio_interval([r.get(c) for r in rr]) for c in ("p0x", "p1x", "c0x", "c1x")]
+        bands = [paired.band_verdict(iv, *SHARE_BAND) if iv else None for iv in ivs]
+        out.append("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
+            k[0], k[1], weights_cell(k, tg), k[4], len(rr), iv_cell(ivs[0]), iv_cell(ivs[1]),
+            both_band(bands[0], bands[1]) if ivs[0] else "-", iv_cell(ivs[2]), iv_cell(ivs[3]),
+            both_band(bands[2], bands[3]) if ivs[2] else "-"))
+    return out + [""]
 
 
 def share_summary(runs):

@@ -6,6 +6,7 @@ parser of the tracepoint's histograms (qemu/guest/bin/benchpoll).
 No guest, no root: a second.
 """
 import csv
+import math
 import os
 import re
 import subprocess
@@ -16,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import ktap  # noqa: E402
+import paired  # noqa: E402
 import report  # noqa: E402
 
 CASES = []
@@ -244,6 +246,58 @@ def router_row_counts_forwarding_drops():
         r = read_csv(c)[0]
         return (r["fwd_drops"] == "100" and r["rcv_sock_drops"] == "7" and not r["nic"],
                 {k: r[k] for k in ("fwd_drops", "rcv_sock_drops", "nic", "status")})
+
+
+@case
+def router_row_fails_when_the_hosts_receiver_dropped():
+    """More than 0.1 % dropped at the host receiver's socket: the run measured
+    the host and fails; 0.1 % or less keeps it ok."""
+    out = {}
+    with tempfile.TemporaryDirectory() as d:
+        c = os.path.join(d, "runs.csv")
+        for drops in (1, 2):
+            row(d, c, snapfile(d, "b", sys_rx_packets=0), snapfile(d, "a", sys_rx_packets=1000),
+                iperf_json(d, "i.json", 10, 2, 1000), "kernel=baseline", "profile=router",
+                "role=sweep", "rcv_sock_drops=%d" % drops, "weight_eth1=64")
+        r = read_csv(c)
+        out = [(x["rcv_sock_drops"], x["status"], x["error"]) for x in r]
+        return (r[0]["status"] == "ok" and r[1]["status"] == "failed"
+                and "host-limited" in r[1]["error"]), out
+
+
+@case
+def share_ratio_intervals_and_band_verdicts():
+    """paired.ratio_interval: no interval below 6 runs; with 6 the exact
+    interval is the runs' range; the +-10 % band verdicts."""
+    five = paired.ratio_interval([1.0, 1.01, 0.99, 1.02, 0.98])
+    six = paired.ratio_interval([1.0, 1.01, 0.99, 1.02, 0.98, 1.0])
+    far = paired.ratio_interval([2.0, 2.1, 1.9, 2.2, 2.0, 1.95])
+    edge = paired.ratio_interval([0.85, 0.95, 1.0, 1.05, 0.9, 0.92])
+    v = [paired.band_verdict(x, 0.9, 1.1) for x in (five, six, far, edge)]
+    ok = (five[1] == 0 and math.isinf(five[2]) and abs(six[1] - 0.98) < 1e-9
+          and abs(six[2] - 1.02) < 1e-9 and v == ["inconclusive", "met", "not_met",
+                                                   "inconclusive"]
+          and paired.ratio_interval([None, 0]) is None)
+    return ok, (five, six, far, edge, v)
+
+
+@case
+def share_verdict_table_tests_the_cpu_goal():
+    """Six runs of a configuration whose eth0 takes 0.5 of the CPU at 64/64
+    are within +-10 %; six at 0.8 are not; the baseline has no CPU verdict."""
+    with tempfile.TemporaryDirectory() as d:
+        c = os.path.join(d, "runs.csv")
+        for i in range(6):
+            share_run(d, c, "patched", "64", "64", (1000, 1000), (500 + i, 500 - i), "a%d" % i)
+            share_run(d, c, "patched", "16", "16", (1000, 1000), (800 + i, 200), "b%d" % i)
+            share_run(d, c, "baseline", "64", "64", (1000, 1000), None, "c%d" % i)
+        table = report.share_verdicts(report.share_runs(read_csv(c)))
+        rows = [line for line in table if line.startswith("| share |")]
+        cells = {(x.split(" | ")[1], x.split(" | ")[2]): x.split(" | ")[-1] for x in rows}
+        ok = (cells.get(("patched", "64/64")) == "met |"
+              and cells.get(("patched", "16/16")) == "not_met |"
+              and cells.get(("baseline", "64/64 (fixed)")) == "- |")
+        return ok, "\n".join(table)
 
 
 @case
