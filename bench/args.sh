@@ -90,7 +90,7 @@ args_bench() {
 	args_lab
 	[ -z "${WEIGHTS:-}" ] || args_list WEIGHTS "$WEIGHTS" 1 1024
 	[ -z "${WEIGHTS_ETH1:-}" ] || args_list WEIGHTS_ETH1 "$WEIGHTS_ETH1" 1 1024
-	args_opt_word TARGET fixed weight
+	args_opt_word TARGET fixed weight per-weight
 	[ -z "${RING:-}" ] || args_list RING "$RING" 48 4096
 	[ -z "${REFILL:-}" ] || args_list REFILL "$REFILL" 0 4096
 	if [ -n "${REFILL:-}" ]; then

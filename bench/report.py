@@ -840,7 +840,7 @@ def share_summary(runs):
            "run counted needs both of its rows ok."
            + (" Poll target: share-adaptive's poll_target_usecs of eth0/eth1 and quota_min "
               "(TARGET fixed: the driver's 500 and 8; weight: 500 w / max(w_eth0, w_eth1) "
-              "and 1)." if tg else ""), "",
+              "and 1; per-weight: 500 w / 64 and 1)." if tg else ""), "",
            "| profile | kernel | weights eth0/eth1 | refill | " + (TARGET_HEAD[0] if tg else "")
            + "COST | n | weight share eth0 | "
            "packet share eth0 | packets x weight eth0 / eth1 | CPU share eth0 | "

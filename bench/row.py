@@ -63,8 +63,9 @@ COLUMNS = [
     "nic", "weight_eth1", "cost", "trace_polls", "trace_work", "trace_ns",
     "poll_ns_per_pkt", "quota_mean", "ewma_ns_per_pkt", "pkt_share", "ns_share",
     "fwd_drops", "rcv_sock_drops",
-    # share-adaptive on the patched kernel: TARGET (fixed or weight) and this
-    # NIC's adaptive-quota settings as read back from devlink
+    # share-adaptive on the patched kernel: TARGET (fixed, weight or
+    # per-weight) and this NIC's adaptive-quota settings as read back from
+    # devlink
     "target", "poll_target_usecs", "quota_min",
 ]
 

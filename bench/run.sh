@@ -37,7 +37,10 @@
 #   TARGET   share-adaptive's poll targets (one value): fixed, both NICs at
 #            the driver's defaults (poll_target_usecs 500, quota_min 8), or
 #            weight: each NIC's poll_target_usecs round(500 w / max(w_eth0,
-#            w_eth1)) and quota_min 1 (devlink, patched kernel)   "fixed"
+#            w_eth1)) and quota_min 1 (devlink, patched kernel), or
+#            per-weight: round(500 w / 64) (at most 2000) and quota_min 1,
+#            500/64 us of poll per unit of weight whatever the other
+#            NIC's weight   "fixed"
 #   REPS 3, or auto: pairs are added a repetition at a time (at least
 #     MIN_REPS, 6) until every goal has a verdict or MAX_REPS (12) is reached.
 #   SECS 5 (per run; TCP omits 1 s of slow start more), UDP64_RATE 20M,
@@ -652,7 +655,8 @@ guest_sys() {
 # The adaptive quota's targets of the patched guest's two NICs, "t0 q0 t1
 # q1" (poll_target_usecs and quota_min of eth0, then eth1), as read back
 # from devlink. share-adaptive with TARGET=weight gets each NIC's
-# round(500 w / max(w_eth0, w_eth1)) and quota_min 1; every other run the
+# round(500 w / max(w_eth0, w_eth1)) and quota_min 1, with TARGET=per-weight
+# round(500 w / 64) (at most 2000) and quota_min 1; every other run the
 # driver's defaults, 500 and 8 (so TARGET=fixed changes nothing). Applied
 # only when they differ from what the guest holds, read once per guest
 # (NICS=2 only: eth1 must exist). guest_target PROFILE W0 W1 sets TGT.
@@ -676,6 +680,11 @@ guest_target() {
 		m=$((w0 > w1 ? w0 : w1))
 		# round half up; at least 1 (the parameter's lower bound)
 		t0=$(((1000 * w0 + m) / (2 * m))) t1=$(((1000 * w1 + m) / (2 * m)))
+		want="$((t0 > 1 ? t0 : 1)) 1 $((t1 > 1 ? t1 : 1)) 1"
+	elif [ "$prof" = share-adaptive ] && [ "$TARGET" = per-weight ]; then
+		# 500 us at weight 64, the driver's default; devlink's 1..2000
+		t0=$(((1000 * w0 + 64) / 128)) t1=$(((1000 * w1 + 64) / 128))
+		t0=$((t0 > 2000 ? 2000 : t0)) t1=$((t1 > 2000 ? 2000 : t1))
 		want="$((t0 > 1 ? t0 : 1)) 1 $((t1 > 1 ? t1 : 1)) 1"
 	fi
 	TGT=$want

@@ -194,9 +194,54 @@ static void e1000_quota_cost_step_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctl.ewma, 1018870ULL);
 	q = e1000_quota_calc(&ctl, 100000, 1, 1024);
 	KUNIT_EXPECT_EQ(test, q, 25U);
-	/* a cheaper poll moves it at once: 1/4 of the way to 1 us */
+	/* a cheaper poll moves it at once: 1/4 of the way to 1 us, 30.9
+	 * packets, and with the 0.12 packet the last quota left out, 31
+	 */
 	feed(&ctl, 1, 1000, 10);
-	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 100000, 1, 1024), 30U);
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 100000, 1, 1024), 31U);
+}
+
+static void e1000_quota_carry_test(struct kunit *test)
+{
+	struct e1000_quota_ctl ctl = {};
+	unsigned int i, sum = 0;
+
+	/* 2 us a packet, 3 us a poll: 1.5 packets, as 1, 2, 1, 2, ... */
+	feed(&ctl, 1, 2000, 10);
+	for (i = 0; i < 6; i++) {
+		KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 3000, 1, 64),
+				i % 2 ? 2U : 1U);
+		sum += i % 2 ? 2 : 1;
+	}
+	KUNIT_EXPECT_EQ(test, sum, 9U);
+	/* a quota that quota_min raises carries nothing */
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 3000, 4, 64), 4U);
+	KUNIT_EXPECT_EQ(test, ctl.carry, 0U);
+	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 3000, 1, 64), 1U);
+}
+
+/* A poll of q packets takes 47 us + 39 us q, give or take 2 us in turn;
+ * the target, 125 us, asks for 2.0 packets. Rounding down alone falls to
+ * 1 for good at the 20th poll (an estimate just above 62.5 us a packet
+ * gives 1, and a 1-packet poll's 86 us then gives 1.45); with the carry
+ * the quota is 2 from the eighth poll on.
+ */
+static void e1000_quota_closed_loop_test(struct kunit *test)
+{
+	struct e1000_quota_ctl ctl = {};
+	unsigned int i, q = 64, sum = 0;
+	u64 t = 1000000, ns;
+
+	for (i = 0; i < 200; i++) {
+		ns = 47000 + 39000ULL * q;
+		ns = i % 2 ? ns + 2000 : ns - 2000;
+		e1000_quota_sample(&ctl, t, t + ns, q);
+		t += ns + 1000;
+		q = e1000_quota_calc(&ctl, 125000, 1, 64);
+		if (i >= 100)
+			sum += q;
+	}
+	KUNIT_EXPECT_EQ(test, sum, 200U);
 }
 
 static void e1000_quota_clamps_test(struct kunit *test)
@@ -245,6 +290,8 @@ static struct kunit_case e1000_quota_test_cases[] = {
 	KUNIT_CASE(e1000_quota_converges_test),
 	KUNIT_CASE(e1000_quota_cost_step_test),
 	KUNIT_CASE(e1000_quota_clamps_test),
+	KUNIT_CASE(e1000_quota_carry_test),
+	KUNIT_CASE(e1000_quota_closed_loop_test),
 	KUNIT_CASE(e1000_quota_hostile_samples_test),
 	{}
 };

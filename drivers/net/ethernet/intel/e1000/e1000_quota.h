@@ -22,14 +22,16 @@
 /**
  * struct e1000_quota_ctl - what the controller remembers
  * @ewma: ns per packet, << E1000_QUOTA_FRAC; 0 until the first sample
+ * @carry: the fraction of a packet the last quota left out, << FRAC
  */
 struct e1000_quota_ctl {
 	u64 ewma;
+	u32 carry;
 };
 
 void e1000_quota_sample(struct e1000_quota_ctl *ctl, u64 start_ns, u64 end_ns,
 			unsigned int pkts);
-unsigned int e1000_quota_calc(const struct e1000_quota_ctl *ctl,
+unsigned int e1000_quota_calc(struct e1000_quota_ctl *ctl,
 			      unsigned int target_ns, unsigned int quota_min,
 			      unsigned int budget);
 
