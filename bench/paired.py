@@ -198,17 +198,22 @@ def compare(pairs, target, kind="ratio", seed=1):
     return out
 
 
+RATIO_FLOOR = 1e-9
+
+
 def ratio_interval(values, alpha=ALPHA):
-    """One sample of positive ratios (one per run, e.g. a NIC's CPU share
-    over its weight share, measured within the run): the Hodges-Lehmann
-    centre of their logs and its exact interval, back as ratios. Returns
-    (est, lo, hi); lo, hi are 0, inf below 6 runs (no 95 % interval),
-    None when there is no positive value."""
-    v = [float(x) for x in values if x is not None and float(x) > 0]
+    """One sample of ratios (one per run, e.g. a NIC's CPU share over its
+    weight share, measured within the run): the Hodges-Lehmann centre of
+    their logs and its exact interval, back as ratios. Returns (est, lo,
+    hi, n); lo, hi are 0, inf below 6 runs (no 95 % interval); None when
+    no run has a value. A ratio of 0 (a NIC that got nothing) has no log:
+    it counts as RATIO_FLOOR, below any other, so that the rank-based
+    interval keeps it where it belongs instead of losing the run."""
+    v = [max(float(x), RATIO_FLOOR) for x in values if x is not None]
     if not v:
         return None
     est, lo, hi = hl_interval([math.log(x) for x in v], alpha)
-    return math.exp(est), math.exp(lo), math.exp(hi)
+    return math.exp(est), math.exp(lo), math.exp(hi), len(v)
 
 
 def band_verdict(iv, low, high):

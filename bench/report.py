@@ -806,16 +806,25 @@ def share_verdicts(runs):
            "needed; the baseline has packet shares only. Within +-10 %: `met` when the whole "
            "interval lies in {:.2f}-{:.2f}x for both NICs, `not_met` when it lies wholly outside "
            "for one of them, else `inconclusive`; one verdict per row, not corrected for the "
-           "number of rows.".format(*SHARE_BAND), "",
+           "number of rows. A share of 0 counts as the lowest ratio (it has no log). With "
+           "fixed weights (`share`) the packet share follows the weight by design; with "
+           "the adaptive quota (`share-adaptive`) it moves away from it, and with poll "
+           "targets that follow the weights (TARGET weight or per-weight) the CPU share "
+           "is what should follow (with TARGET fixed both NICs aim at the same 500 us)."
+           .format(*SHARE_BAND), "",
            "| profile | kernel | weights eth0/eth1 | refill | " + (TARGET_HEAD[0] if tg else "")
            + "COST | runs | packets x weight eth0 | packets x weight eth1 | packets within "
            "+-10 % | CPU x weight eth0 | CPU x weight eth1 | CPU within +-10 % |",
-           "|" + "---|" * 11 + (TARGET_HEAD[1] if tg else "")]
+           "|" + "---|" * 12 + (TARGET_HEAD[1] if tg else "")]
     for k, rr in share_groups(runs):
         ivs = [paired.ratio_interval([r.get(c) for r in rr]) for c in ("p0x", "p1x", "c0x", "c1x")]
+        used = {iv[3] for iv in ivs if iv}
         bands = [paired.band_verdict(iv, *SHARE_BAND) if iv else None for iv in ivs]
-        out.append("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
-            k[0], k[1], weights_cell(k, tg), k[4], len(rr), iv_cell(ivs[0]), iv_cell(ivs[1]),
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            k[0], k[1], weights_cell(k, tg), k[4],
+            "%d" % len(rr) if used <= {len(rr)} else "%d (%s with shares)" % (
+                len(rr), "/".join(str(u) for u in sorted(used))),
+            iv_cell(ivs[0]), iv_cell(ivs[1]),
             both_band(bands[0], bands[1]) if ivs[0] else "-", iv_cell(ivs[2]), iv_cell(ivs[3]),
             both_band(bands[2], bands[3]) if ivs[2] else "-"))
     return out + [""]

@@ -368,8 +368,9 @@ rcvbuf_setup() {
 	must lab_host1 sysctl -q -w "net.core.rmem_max=$ROUTER_RCVBUF" "net.core.rmem_default=$ROUTER_RCVBUF"
 	host1=$(sysctl -n net.core.rmem_max net.core.rmem_default | tr '\n' ' ')
 	if [ "$host0" != "$host1" ]; then
-		read -r f _ <<<"$host0"
-		sysctl -q -w "net.core.rmem_max=$f" "net.core.rmem_default=${host0#* }" || true
+		read -r f d <<<"$host0"
+		sysctl -q -w "net.core.rmem_max=$f" "net.core.rmem_default=$d" ||
+			echo "bench: could not put back net.core.rmem_max=$f rmem_default=$d" >&2
 		lab_die "setting the receiver netns's net.core.rmem_* changed the host's ($host0-> $host1; put back)"
 	fi
 }
@@ -534,14 +535,16 @@ zl_trial() {
 	iperf "$out.try" -u -l "$len" -b "${rate}M"
 	c1=$(zl_counters)
 	verdict=$(udp_verdict "$out.try")
-	# The router's trial fails by the host's receiver (its socket dropped
-	# more than 0.1 % of what was sent): that measured the host, not the
-	# guest, so it is an error (tried once more, then the run fails).
+	# A router trial that failed only by the host's receiver (its socket
+	# dropped more than 0.1 % of what was sent, and the rest of the loss
+	# is within 0.1 %) measured the host, not the guest: an error (tried
+	# once more, then the run fails), never a lower rate.
 	if [ "${ZL_ROUTER:-0}" = 1 ] && [ "$verdict" = fail ] &&
 		python3 - "$out.try" "$(echo "$c0" | cut -d' ' -f3)" "$(echo "$c1" | cut -d' ' -f3)" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["end"]["sum"]
-sys.exit(0 if (int(sys.argv[3]) - int(sys.argv[2])) * 1000 > int(s["packets"]) else 1)
+sent, lost, sock = int(s["packets"]), int(s["lost_packets"]), int(sys.argv[3]) - int(sys.argv[2])
+sys.exit(0 if sock * 1000 > sent and (lost - sock) * 1000 <= sent else 1)
 PY
 	then
 		verdict=error
@@ -790,7 +793,7 @@ run_one() {
 	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(qemu_cpu "$other_pid")
 	cc1=$((cc1 + $(pgrep -c -x 'cc1|cc1plus|ld' || true)))
 	if [[ $offered = error* ]]; then
-		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see ${res%.json}*.try.err)"
+		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see ${res%.json}*.try.err$([ "$fwd" = 0 ] || echo "; a router trial errs when host-limited, see pdr.json.trials"))"
 		offered=
 	elif [[ $offered = *" "* ]]; then
 		confirmed=$([ "${offered#* }" = confirmed ] && echo 1 || echo 0)

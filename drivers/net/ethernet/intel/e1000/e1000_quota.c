@@ -52,7 +52,8 @@ void e1000_quota_sample(struct e1000_quota_ctl *ctl, u64 start_ns, u64 end_ns,
  * a poll and 39 us a packet, a 125 us target asks for 2.0 packets, and any
  * sample above the mean makes it 1 for good. So the fraction left out is
  * carried to the next poll (@ctl->carry), and the quotas average what the
- * cost asks for. A clamped quota carries nothing.
+ * cost asks for. A clamped quota carries nothing; a poll that ends before
+ * its quota still passes the carry on (less than a packet).
  *
  * Return: clamp(target_ns / cost per packet, quota_min, budget), rounded
  * down after adding the carried fraction; the budget before the first
@@ -69,8 +70,11 @@ unsigned int e1000_quota_calc(struct e1000_quota_ctl *ctl,
 		return budget;
 	}
 
-	/* packets << E1000_QUOTA_FRAC: at most 2^32 << 16 over an ewma >= 1 */
-	want = div64_u64((u64)target_ns << (2 * E1000_QUOTA_FRAC), ctl->ewma);
+	/* packets << E1000_QUOTA_FRAC, rounded to nearest (rounding down
+	 * would drain the carry): (2^32 << 16) + ewma / 2 fits in a u64
+	 */
+	want = div64_u64(((u64)target_ns << (2 * E1000_QUOTA_FRAC)) +
+			 ctl->ewma / 2, ctl->ewma);
 	want += ctl->carry;
 	whole = want >> E1000_QUOTA_FRAC;
 	q = clamp_t(u64, whole, min(quota_min, budget), budget);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* e1000 adaptive NAPI quota.
  *
- * Pure integer functions of their arguments (no adapter, no clock, no
- * register), tested by the e1000_quota KUnit suite: the driver feeds each
- * poll's duration and packet count and applies the answers.
+ * Integer functions of their arguments and of the controller state they are
+ * given (no adapter, no clock, no register), tested by the e1000_quota KUnit
+ * suite: the driver feeds each poll's duration and packet count and applies
+ * the answers.
  */
 #ifndef _E1000_QUOTA_H_
 #define _E1000_QUOTA_H_
@@ -22,7 +23,8 @@
 /**
  * struct e1000_quota_ctl - what the controller remembers
  * @ewma: ns per packet, << E1000_QUOTA_FRAC; 0 until the first sample
- * @carry: the fraction of a packet the last quota left out, << FRAC
+ * @carry: the fraction of a packet the last quota left out,
+ *	<< E1000_QUOTA_FRAC
  */
 struct e1000_quota_ctl {
 	u64 ewma;
