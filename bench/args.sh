@@ -91,6 +91,7 @@ args_bench() {
 	[ -z "${WEIGHTS:-}" ] || args_list WEIGHTS "$WEIGHTS" 1 1024
 	[ -z "${WEIGHTS_ETH1:-}" ] || args_list WEIGHTS_ETH1 "$WEIGHTS_ETH1" 1 1024
 	args_opt_word TARGET fixed weight per-weight
+	args_opt_word POLL_TRACE 0 1
 	[ -z "${RING:-}" ] || args_list RING "$RING" 48 4096
 	[ -z "${REFILL:-}" ] || args_list REFILL "$REFILL" 0 4096
 	if [ -n "${REFILL:-}" ]; then

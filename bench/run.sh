@@ -34,6 +34,10 @@
 #   WEIGHTS_ETH1 eth1's weight in the two-NIC profiles "64" (baseline: 64)
 #   COST     rules of an nftables chain eth0's packets walk (benchcost): a
 #            per-packet cost on eth0, for every profile   "0"
+#   POLL_TRACE 1 (default): the two-NIC profiles trace the patched guest's
+#            polls (benchpoll: hist triggers on e1000:e1000_napi_poll) for
+#            the CPU shares; 0 leaves the tracepoint off, as the baseline
+#            has it (no CPU shares then), to see what the tracing changes
 #   TARGET   share-adaptive's poll targets (one value): fixed, both NICs at
 #            the driver's defaults (poll_target_usecs 500, quota_min 8), or
 #            weight: each NIC's poll_target_usecs round(500 w / max(w_eth0,
@@ -86,6 +90,7 @@ fi
 export WEIGHTS=${WEIGHTS:-"4 8 16 32 64 128"} REFILL=${REFILL:-"0 16"}
 export ADAPTIVE=${ADAPTIVE:-off} DEFER=${DEFER:-0} RING=${RING:-256}
 export WEIGHTS_ETH1=${WEIGHTS_ETH1:-64} COST=${COST:-0} TARGET=${TARGET:-fixed}
+export POLL_TRACE=${POLL_TRACE:-1}
 export FIFO=${FIFO:-32} LINK=${LINK:-1gbit} REPS=${REPS:-3} CALIB=${CALIB:-1}
 export LINK_BURST=${LINK_BURST:-3kb} MIN_REPS=${MIN_REPS:-6} MAX_REPS=${MAX_REPS:-12}
 export AA=${AA:-0} BENCH_SEED=${BENCH_SEED:-$((RANDOM * 32768 + RANDOM))}
@@ -249,7 +254,8 @@ meta = {
                                              "CALIB_PINS", "PIN", "HIST")
                    + (("WEIGHTS_ETH1", "COST", "NICS", "SAT_OFFER") if E.get("NICS") == "2" else ())
                    + (("COST",) if E.get("NICS") != "2" and E.get("COST", "0") != "0" else ())
-                   + (("TARGET",) if E.get("TARGET", "fixed") != "fixed" else ())},
+                   + (("TARGET",) if E.get("TARGET", "fixed") != "fixed" else ())
+                   + (("POLL_TRACE",) if E.get("POLL_TRACE", "1") != "1" else ())},
     "secs": int(E["M_SECS"]), "udp1470_rate": E["M_UDP1470_RATE"], "udp64_rate": E["M_UDP64_RATE"],
     "udp1470_rate_source": E["M_RATE_SOURCE"],
     "saturation": {"offered": E["M_SAT_OFFER"], "reps": int(E["M_SAT_REPS"]),
@@ -741,7 +747,7 @@ run_one() {
 	lab_ctl benchsnap before > "$dir/before" 2>&1 || err="benchsnap before failed"
 	if [ "$two" = 1 ]; then
 		lab_ctl benchsnap before eth1 > "$dir/before.eth1" 2>&1 || err=${err:-"benchsnap before (eth1) failed"}
-		[ "$patched" = 0 ] || must lab_ctl benchpoll start >/dev/null
+		[ "$patched" = 0 ] || [ "$POLL_TRACE" = 0 ] || must lab_ctl benchpoll start >/dev/null
 	fi
 	[ "$role" != hist ] || must lab_ctl benchhist start >/dev/null
 	q0=$(must qdiscdrops)
@@ -787,7 +793,7 @@ run_one() {
 		r1=$(must rcvdrops)
 		lab_ctl benchsnap after > "$dir/after" 2>&1 || err=${err:-"benchsnap after failed"}
 		lab_ctl benchsnap after eth1 > "$dir/after.eth1" 2>&1 || err=${err:-"benchsnap after (eth1) failed"}
-		[ "$patched" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
+		[ "$patched" = 0 ] || [ "$POLL_TRACE" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
 		offered=$(ZL_ROUTER=1 IPERF_DST=$LAB_HOST_IP1 zeroloss 1470 "$dir/pdr.json" 1000)
 	fi
 	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(qemu_cpu "$other_pid")
@@ -809,14 +815,14 @@ run_one() {
 		t1b=$(must tapdrops eth1)
 		q1b=$(must qdiscdrops eth1)
 		lab_ctl benchsnap after eth1 > "$dir/after.eth1" 2>&1 || err1="benchsnap after (eth1) failed"
-		[ "$patched" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
+		[ "$patched" = 0 ] || [ "$POLL_TRACE" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
 	fi
 	guest_alive
 	common=(kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" defer="$d"
 		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS"
 		pair="$pair" host_load1="$load1" host_compilers="$cc1" weight_eth1="$w1" cost="$cost"
 		qemu_cpu_s="$(cpu_delta "$c0" "$c1")" other_qemu_cpu_s="$(cpu_delta "$o0" "$o1")")
-	[ "$patched" = 0 ] || [ "$two" = 0 ] || common+=(poll="$dir/poll")
+	[ "$patched" = 0 ] || [ "$two" = 0 ] || [ "$POLL_TRACE" = 0 ] || common+=(poll="$dir/poll")
 	# share-adaptive on the patched kernel: TARGET and each NIC's targets
 	tg0=() tg1=()
 	if [ "$patched" = 1 ] && [ "$prof" = share-adaptive ]; then
