@@ -216,11 +216,16 @@ def ratio_interval(values, alpha=ALPHA):
     return math.exp(est), math.exp(lo), math.exp(hi), len(v)
 
 
+def has_interval(iv):
+    """Whether ratio_interval gave a bounded interval (6 runs or more)."""
+    return iv is not None and iv[1] > 0 and not math.isinf(iv[2])
+
+
 def band_verdict(iv, low, high):
     """A centre that should lie in [low, high]: met when the whole interval
     is inside, not_met when the whole interval is outside on one side,
     else inconclusive (and always inconclusive without an interval)."""
-    if iv is None or iv[1] <= 0 or math.isinf(iv[2]):
+    if not has_interval(iv):
         return "inconclusive"
     if low <= iv[1] and iv[2] <= high:
         return "met"

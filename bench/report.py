@@ -760,6 +760,8 @@ def has_targets(runs):
 
 
 TARGET_HEAD = ("poll target eth0/eth1, quota_min | ", "---|")
+# The adaptive quota's goal (issue 14): a share within +-10 % of the weight's
+SHARE_BAND = (0.9, 1.1)
 
 
 def share_tables(rows):
@@ -774,7 +776,7 @@ def iv_cell(iv, digits=2):
     if iv is None:
         return "-"
     f = "%%.%df" % digits
-    if iv[1] <= 0 or math.isinf(iv[2]):
+    if not paired.has_interval(iv):
         return (f % iv[0]) + " (no interval)"
     return "%s [%s-%s]" % (f % iv[0], f % iv[1], f % iv[2])
 
@@ -784,9 +786,6 @@ def both_band(a, b):
     if "not_met" in (a, b):
         return "not_met"
     return "met" if a == b == "met" else "inconclusive"
-
-
-SHARE_BAND = (0.9, 1.1)
 
 
 def share_verdicts(runs):
@@ -858,7 +857,8 @@ def share_summary(runs):
            "|" + "---|" * 18 + (TARGET_HEAD[1] if tg else "")]
     for k, rr in share_groups(runs):
         within = [r for r in rr if r.get("c0x") is not None]
-        ok = sum(1 for r in within if 0.9 <= r["c0x"] <= 1.1 and 0.9 <= r["c1x"] <= 1.1)
+        lo, hi = SHARE_BAND
+        ok = sum(1 for r in within if lo <= r["c0x"] <= hi and lo <= r["c1x"] <= hi)
         px = rstats(rr, lambda r: r.get("p0x")), rstats(rr, lambda r: r.get("p1x"))
         out.append("| %s | %s | %s | %s | n=%d | %s | %s | %s / %s | %s | %s | %s | %s | %s | %s "
                    "| %s | %s | %s |" % (

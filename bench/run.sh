@@ -685,16 +685,14 @@ guest_params() {	# guest_params [T0 Q0 T1 Q1]: set them if given; print them
 guest_target() {
 	local prof=$1 w0=$2 w1=$3 m t0 t1 want got
 	want="500 8 500 8"
-	if [ "$prof" = share-adaptive ] && [ "$TARGET" = weight ]; then
+	if [ "$prof" = share-adaptive ] && [ "$TARGET" != fixed ]; then
+		# round(500 w / m): m the larger weight (weight) or 64, the
+		# driver's default weight (per-weight); devlink takes 1..2000
 		m=$((w0 > w1 ? w0 : w1))
-		# round half up; at least 1 (the parameter's lower bound)
+		[ "$TARGET" = weight ] || m=64
 		t0=$(((1000 * w0 + m) / (2 * m))) t1=$(((1000 * w1 + m) / (2 * m)))
-		want="$((t0 > 1 ? t0 : 1)) 1 $((t1 > 1 ? t1 : 1)) 1"
-	elif [ "$prof" = share-adaptive ] && [ "$TARGET" = per-weight ]; then
-		# 500 us at weight 64, the driver's default; devlink's 1..2000
-		t0=$(((1000 * w0 + 64) / 128)) t1=$(((1000 * w1 + 64) / 128))
-		t0=$((t0 > 2000 ? 2000 : t0)) t1=$((t1 > 2000 ? 2000 : t1))
-		want="$((t0 > 1 ? t0 : 1)) 1 $((t1 > 1 ? t1 : 1)) 1"
+		t0=$((t0 < 1 ? 1 : t0 > 2000 ? 2000 : t0)) t1=$((t1 < 1 ? 1 : t1 > 2000 ? 2000 : t1))
+		want="$t0 1 $t1 1"
 	fi
 	TGT=$want
 	[ "$NICS" = 2 ] || return 0
@@ -716,6 +714,7 @@ run_one() {
 	local res=- offered= rate=$UDP1470_RATE
 	local err= confirmed= load1 c0 c1 o0 o1 other_pid ping_out= cc1 patched=0
 	local two=0 fwd=0 batch=8 j0 j1 res1 t0b t1b q0b q1b r0 r1 err1= common tg0 tg1 g0 g1 g2 g3
+	local traced=0
 	mkdir -p "$dir"
 	apply_pin "$pin"
 	pause_other "$kernel"
@@ -726,6 +725,8 @@ run_one() {
 	[ "$kernel" != patched ] || [ "$AA" = 1 ] || patched=1
 	# share: stack work inside the poll that received it (benchsys)
 	case $prof in share | share-adaptive) two=1 batch=1 ;; router) two=1 fwd=1 batch=1 ;; esac
+	# the patched guest's polls, traced for the CPU shares (POLL_TRACE)
+	[ "$patched" = 0 ] || [ "$two" = 0 ] || [ "$POLL_TRACE" = 0 ] || traced=1
 	if [ "$patched" = 1 ]; then
 		must lab_ctl benchset "$w" "$n" "$a" "$d" "$ring" >/dev/null
 		if [ "$NICS" = 2 ] && [ "$w1" = - ]; then	# eth1 idle: its defaults
@@ -747,7 +748,7 @@ run_one() {
 	lab_ctl benchsnap before > "$dir/before" 2>&1 || err="benchsnap before failed"
 	if [ "$two" = 1 ]; then
 		lab_ctl benchsnap before eth1 > "$dir/before.eth1" 2>&1 || err=${err:-"benchsnap before (eth1) failed"}
-		[ "$patched" = 0 ] || [ "$POLL_TRACE" = 0 ] || must lab_ctl benchpoll start >/dev/null
+		[ "$traced" = 0 ] || must lab_ctl benchpoll start >/dev/null
 	fi
 	[ "$role" != hist ] || must lab_ctl benchhist start >/dev/null
 	q0=$(must qdiscdrops)
@@ -793,7 +794,7 @@ run_one() {
 		r1=$(must rcvdrops)
 		lab_ctl benchsnap after > "$dir/after" 2>&1 || err=${err:-"benchsnap after failed"}
 		lab_ctl benchsnap after eth1 > "$dir/after.eth1" 2>&1 || err=${err:-"benchsnap after (eth1) failed"}
-		[ "$patched" = 0 ] || [ "$POLL_TRACE" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
+		[ "$traced" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
 		offered=$(ZL_ROUTER=1 IPERF_DST=$LAB_HOST_IP1 zeroloss 1470 "$dir/pdr.json" 1000)
 	fi
 	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(qemu_cpu "$other_pid")
@@ -815,14 +816,14 @@ run_one() {
 		t1b=$(must tapdrops eth1)
 		q1b=$(must qdiscdrops eth1)
 		lab_ctl benchsnap after eth1 > "$dir/after.eth1" 2>&1 || err1="benchsnap after (eth1) failed"
-		[ "$patched" = 0 ] || [ "$POLL_TRACE" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
+		[ "$traced" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
 	fi
 	guest_alive
 	common=(kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" defer="$d"
 		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS"
 		pair="$pair" host_load1="$load1" host_compilers="$cc1" weight_eth1="$w1" cost="$cost"
 		qemu_cpu_s="$(cpu_delta "$c0" "$c1")" other_qemu_cpu_s="$(cpu_delta "$o0" "$o1")")
-	[ "$patched" = 0 ] || [ "$two" = 0 ] || [ "$POLL_TRACE" = 0 ] || common+=(poll="$dir/poll")
+	[ "$traced" = 0 ] || common+=(poll="$dir/poll")
 	# share-adaptive on the patched kernel: TARGET and each NIC's targets
 	tg0=() tg1=()
 	if [ "$patched" = 1 ] && [ "$prof" = share-adaptive ]; then
