@@ -5,16 +5,16 @@ SHELL := /bin/bash
 
 # Passed through to the scripts (see qemu/lib/lab.sh): ACCEL=tcg|kvm, VCPUS,
 # MEM, FIFO (tap txqueuelen, the emulated NIC FIFO in frames).
-export ACCEL TCG_THREAD VCPUS MEM FIFO BOOT_TIMEOUT CHURN_SECS LAB_LOCK_WAIT NICS COST
+export ACCEL TCG_THREAD VCPUS MEM FIFO BOOT_TIMEOUT CHURN_SECS LAB_LOCK_WAIT NICS COST LAYOUT PAD
 # Bench axes (bench/run.sh): make bench WEIGHTS="4 8 16" REFILL="0 16" ...
-export WEIGHTS WEIGHTS_ETH1 TARGET POLL_TRACE REFILL ADAPTIVE DEFER RING LINK LINK_BURST BOOT_ORDER PROFILES REPS SECS CALIB PIN \
+export WEIGHTS WEIGHTS_ETH1 TARGET POLL_TRACE ROUTER_PDR REFILL ADAPTIVE DEFER RING LINK LINK_BURST BOOT_ORDER PROFILES REPS SECS CALIB PIN \
 	CALIB_PINS HIST SAT_REPS SAT_OFFER \
 	UDP1470_RATE UDP64_RATE OUT R MIN_REPS MAX_REPS BENCH_SEED
 # Targets run in the order written: the knobs are checked before anything runs.
 .NOTPARALLEL:
 
-.PHONY: all deps kernel baseline initramfs boot smoke test bench aa report check clean distclean \
-	args-lab args-bench args-report
+.PHONY: all deps kernel baseline baseline-pad initramfs boot smoke test bench aa report check clean distclean \
+	args-lab args-bench args-aa args-report
 
 # Every knob is checked before any install, build or run: one line and exit
 # status 2 on a bad value (bench/args.sh); values reach the scripts only
@@ -23,6 +23,8 @@ args-lab:
 	@bench/args.sh lab
 args-bench:
 	@bench/args.sh bench
+args-aa:
+	@AA=1 bench/args.sh bench
 args-report:
 	@bench/args.sh report
 
@@ -36,8 +38,10 @@ bench: args-bench kernel baseline initramfs
 
 ## make aa: the baseline kernel in both slots, the goal profiles as a paired
 ## sweep: every interval must contain 1.0; their half-widths are the lab's
-## resolution (REPS=20 by default: 22 minutes here)
-aa: args-bench baseline initramfs
+## resolution (REPS=20 by default: 22 minutes here). PAD=N: the layout A/A,
+## the baseline against itself built with N bytes of text linked first
+## (make baseline-pad); LAYOUT=plain: both without the page alignment
+aa: args-aa baseline $(if $(PAD),baseline-pad) initramfs
 	@AA=1 REPS=$${REPS:-20} bench/run.sh
 
 ## make report R=results/<stamp>: redo summary.md and plots from runs.csv
@@ -53,14 +57,20 @@ deps:
 	@qemu/deps.sh
 
 ## make kernel: patches/series + drivers/ on linux-source-6.1 -> build/kernel/
-kernel: deps
+## (LAYOUT=plain: tinyconfig's -Os, functions not page-aligned -> build/kernel-plain/)
+kernel: args-lab deps
 	@mkdir -p build; flock -n build/.build.lock true || echo "  KERNEL  waiting for another kernel build (build/.build.lock)"
 	@flock build/.build.lock qemu/build-kernel.sh patched
 
 ## make baseline: the same tree and config without our patches -> build/baseline/
-baseline: deps
+baseline: args-lab deps
 	@mkdir -p build; flock -n build/.build.lock true || echo "  KERNEL  waiting for another kernel build (build/.build.lock)"
 	@flock build/.build.lock qemu/build-kernel.sh baseline
+
+## make baseline-pad: the baseline with PAD (6144) bytes of text linked first -> build/baseline-pad/
+baseline-pad: args-lab deps
+	@mkdir -p build; flock -n build/.build.lock true || echo "  KERNEL  waiting for another kernel build (build/.build.lock)"
+	@flock build/.build.lock qemu/build-kernel.sh baseline-pad
 
 ## make initramfs: build/initramfs.img with the guest tools and qemu/guest/
 initramfs: deps

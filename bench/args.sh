@@ -83,6 +83,11 @@ args_lab() {
 	args_opt_word TCG_THREAD multi single
 	[ -z "${COST:-}" ] || args_list COST "$COST" 0 100000
 	args_opt_num LAB_LOCK_WAIT 0 86400
+	# The compared kernels' code layout (qemu/build-kernel.sh): aligned or
+	# plain; PAD: the layout A/A's bytes of text linked first (make aa PAD=N)
+	args_opt_word LAYOUT aligned plain
+	args_opt_num PAD 16 1048576
+	[ -z "${PAD:-}" ] || ((PAD % 16 == 0)) || args_die "PAD: $PAD is not a multiple of 16"
 }
 
 args_bench() {
@@ -92,6 +97,7 @@ args_bench() {
 	[ -z "${WEIGHTS_ETH1:-}" ] || args_list WEIGHTS_ETH1 "$WEIGHTS_ETH1" 1 1024
 	args_opt_word TARGET fixed weight per-weight
 	args_opt_word POLL_TRACE 0 1
+	args_opt_word ROUTER_PDR 0 1
 	[ -z "${RING:-}" ] || args_list RING "$RING" 48 4096
 	[ -z "${REFILL:-}" ] || args_list REFILL "$REFILL" 0 4096
 	if [ -n "${REFILL:-}" ]; then
@@ -130,6 +136,8 @@ args_bench() {
 	[ "${REPS:-}" != auto ] || ((${MIN_REPS:-6} <= ${MAX_REPS:-12})) ||
 		args_die "MIN_REPS ${MIN_REPS:-6} exceeds MAX_REPS ${MAX_REPS:-12}"
 	args_opt_word AA 0 1
+	[ -z "${PAD:-}" ] || [ "${AA:-0}" = 1 ] ||
+		args_die "PAD: only for the layout A/A (make aa PAD=N), not for a patched/baseline sweep"
 	args_opt_num BENCH_SEED 0 2147483647
 	args_opt_num SAT_REPS 0 100
 	args_opt_word CALIB 0 1

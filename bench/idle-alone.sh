@@ -6,14 +6,13 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/qemu/lib/lab.sh"
 REPS=${REPS:-3} PINGS=${PINGS:-25}
-for k in build/kernel/bzImage build/baseline/bzImage build/initramfs.img; do
-	[ -f "$top/$k" ] || { echo "idle-alone: $k missing (make kernel baseline initramfs)" >&2; exit 1; }
+for k in "$(lab_kernel patched)/bzImage" "$(lab_kernel baseline)/bzImage" "$top/build/initramfs.img"; do
+	[ -f "$k" ] || { echo "idle-alone: $k missing (make kernel baseline initramfs)" >&2; exit 1; }
 done
 lab_init idlealone
 for rep in $(seq "$REPS"); do
 	for k in patched baseline; do
-		img=$top/build/kernel/bzImage
-		[ "$k" = baseline ] && img=$top/build/baseline/bzImage
+		img=$(lab_kernel "$k")/bzImage
 		lab_new "$k$rep"
 		lab_boot "$img" "$top/build/initramfs.img"
 		sleep 3	# let the boot's own work settle

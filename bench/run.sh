@@ -38,6 +38,8 @@
 #            polls (benchpoll: hist triggers on e1000:e1000_napi_poll) for
 #            the CPU shares; 0 leaves the tracepoint off, as the baseline
 #            has it (no CPU shares then), to see what the tracing changes
+#   ROUTER_PDR 1 (default): every router run ends with its PDR 0.1 % search
+#            (about 40 s); 0 measures the flood alone (the layout A/A)
 #   TARGET   share-adaptive's poll targets (one value): fixed, both NICs at
 #            the driver's defaults (poll_target_usecs 500, quota_min 8), or
 #            weight: each NIC's poll_target_usecs round(500 w / max(w_eth0,
@@ -90,7 +92,7 @@ fi
 export WEIGHTS=${WEIGHTS:-"4 8 16 32 64 128"} REFILL=${REFILL:-"0 16"}
 export ADAPTIVE=${ADAPTIVE:-off} DEFER=${DEFER:-0} RING=${RING:-256}
 export WEIGHTS_ETH1=${WEIGHTS_ETH1:-64} COST=${COST:-0} TARGET=${TARGET:-fixed}
-export POLL_TRACE=${POLL_TRACE:-1}
+export POLL_TRACE=${POLL_TRACE:-1} ROUTER_PDR=${ROUTER_PDR:-1}
 export FIFO=${FIFO:-32} LINK=${LINK:-1gbit} REPS=${REPS:-3} CALIB=${CALIB:-1}
 export LINK_BURST=${LINK_BURST:-3kb} MIN_REPS=${MIN_REPS:-6} MAX_REPS=${MAX_REPS:-12}
 export AA=${AA:-0} BENCH_SEED=${BENCH_SEED:-$((RANDOM * 32768 + RANDOM))}
@@ -119,10 +121,22 @@ if [ -z "$UDP1470_RATE" ] && [ "$SAT_REPS" = 0 ] &&
 fi
 
 die() { echo "bench: $*" >&2; exit 1; }
-for k in build/kernel/bzImage build/baseline/bzImage build/initramfs.img; do
-	[ "$AA" = 1 ] && [ "$k" = build/kernel/bzImage ] && continue
-	[ -f "$top/$k" ] || die "$k missing (make kernel baseline initramfs)"
+# The kernel each slot boots (lab_kernel: LAYOUT's build): the patched one
+# and the baseline; make aa: the baseline in both, or with PAD the baseline
+# built with PAD bytes of text linked first in the patched slot (the layout
+# A/A: the same code, another layout).
+declare -A KDIR=([patched]=$(lab_kernel patched) [baseline]=$(lab_kernel baseline))
+if [ "$AA" = 1 ]; then
+	KDIR[patched]=${KDIR[baseline]}
+	[ -z "${PAD:-}" ] || KDIR[patched]=$(lab_kernel baseline-pad)
+fi
+export LAYOUT=${LAYOUT:-aligned} PAD=${PAD:-}
+for k in "${KDIR[patched]}/bzImage" "${KDIR[baseline]}/bzImage" "$top/build/initramfs.img"; do
+	[ -f "$k" ] || die "${k#"$top"/} missing (make kernel baseline initramfs$([ -z "$PAD" ] || echo " baseline-pad PAD=$PAD")$([ "$LAYOUT" = aligned ] || echo " LAYOUT=$LAYOUT"))"
 done
+if [ -n "$PAD" ] && [ "$(sed -n 's/^pad //p' "${KDIR[patched]}/layout")" != "$PAD" ]; then
+	die "${KDIR[patched]#"$top"/} was built with another PAD than $PAD (make baseline-pad PAD=$PAD)"
+fi
 [ ! -e "$OUT" ] || die "$OUT exists: give a new OUT (rows of two sweeps would mix)"
 
 # What the failure report needs: where the sweep was, and the command that
@@ -201,6 +215,7 @@ write_meta() {
 	M_SAT_REPS=$SAT_REPS M_SAT_MBPS=$sat_mbps M_STAMP=$stamp M_STATUS=$STATUS \
 	M_TOTAL=$total M_RUN_PATCHED=${LAB_ALL_RUN[patched]:-} \
 	M_RUN_BASELINE=${LAB_ALL_RUN[baseline]:-} \
+	M_KDIR_PATCHED=${KDIR[patched]} M_KDIR_BASELINE=${KDIR[baseline]} \
 	python3 - "$OUT/meta.json" <<'PY'
 import json, os, subprocess, sys
 E = os.environ
@@ -220,11 +235,24 @@ def read(p):
 top = E["M_TOP"]
 dirty = run("git", "-C", top, "status", "--porcelain", "--untracked-files=no")
 kernels = {}
-for k, d in (("patched", "kernel"), ("baseline", "baseline")):
-    run_dir = E.get("M_RUN_" + k.upper())
-    cfg = run("sha256sum", os.path.join(top, "build", d, "config")).split()
+for k in ("patched", "baseline"):
+    run_dir, kdir = E.get("M_RUN_" + k.upper()), E["M_KDIR_" + k.upper()]
+    cfg = run("sha256sum", os.path.join(kdir, "config")).split()
     kernels[k] = {"release": read(os.path.join(run_dir, "version")) if run_dir else None,
+                  "image": os.path.relpath(kdir, top),
+                  "layout": dict(l.split(" ", 1) for l in (read(os.path.join(kdir, "layout")) or "").splitlines()
+                                 if " " in l),
                   "config_sha256": cfg[0] if cfg else None}
+# Where the two images' functions on the measured paths sit against 4 KiB
+# pages (bench/layout.py): the static half of the layout control.
+lay = subprocess.run([sys.executable, os.path.join(top, "bench", "layout.py"), E["M_KDIR_PATCHED"],
+                      E["M_KDIR_BASELINE"], "--json", "-", "--quiet"],
+                     capture_output=True, text=True)
+try:
+    layout_report = json.loads(lay.stdout)
+    layout_report.pop("hot")  # every hot function's place: bench/layout.py prints it
+except ValueError:
+    layout_report = {"error": (lay.stderr.strip() or "bench/layout.py gave no report")[:500]}
 cpu = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")]
 pin_file = os.path.join(E["M_OUT"], "pinning.txt")
 meta = {
@@ -235,6 +263,8 @@ meta = {
     "reps": E.get("REPS", ""), "min_reps": E.get("MIN_REPS", ""), "max_reps": E.get("MAX_REPS", ""),
     "git_revision": run("git", "-C", top, "rev-parse", "HEAD") + (" (dirty)" if dirty else ""),
     "kernels": kernels,
+    "layout": E.get("LAYOUT") or "aligned", "pad": int(E.get("PAD") or 0),
+    "layout_report": layout_report,
     "qemu": (run("qemu-system-x86_64", "--version").splitlines() or [""])[0],
     "iperf3": (run("iperf3", "--version").splitlines() or [""])[0],
     "host_cpu": cpu[0] if cpu else "",
@@ -255,7 +285,10 @@ meta = {
                    + (("WEIGHTS_ETH1", "COST", "NICS", "SAT_OFFER") if E.get("NICS") == "2" else ())
                    + (("COST",) if E.get("NICS") != "2" and E.get("COST", "0") != "0" else ())
                    + (("TARGET",) if E.get("TARGET", "fixed") != "fixed" else ())
-                   + (("POLL_TRACE",) if E.get("POLL_TRACE", "1") != "1" else ())},
+                   + (("POLL_TRACE",) if E.get("POLL_TRACE", "1") != "1" else ())
+                   + (("ROUTER_PDR",) if E.get("ROUTER_PDR", "1") != "1" else ())
+                   + (("LAYOUT",) if (E.get("LAYOUT") or "aligned") != "aligned" else ())
+                   + (("PAD",) if E.get("PAD") else ())},
     "secs": int(E["M_SECS"]), "udp1470_rate": E["M_UDP1470_RATE"], "udp64_rate": E["M_UDP64_RATE"],
     "udp1470_rate_source": E["M_RATE_SOURCE"],
     "saturation": {"offered": E["M_SAT_OFFER"], "reps": int(E["M_SAT_REPS"]),
@@ -407,10 +440,7 @@ nic1_setup() {
 for k in $BOOT_ORDER; do
 	CUR_STEP="the boot of the $k guest"
 	lab_new "$k"
-	img=$top/build/kernel/bzImage
-	# A/A: the baseline kernel in both slots
-	[ "$k" = baseline ] || [ "$AA" = 1 ] && img=$top/build/baseline/bzImage
-	lab_boot "$img" "$top/build/initramfs.img"
+	lab_boot "${KDIR[$k]}/bzImage" "$top/build/initramfs.img"
 	must lab_ctl /lab/iperf3-server >/dev/null
 	[ "$NICS" != 2 ] || nic1_setup
 	release=$(must lab_ctl uname -r)
@@ -795,7 +825,8 @@ run_one() {
 		lab_ctl benchsnap after > "$dir/after" 2>&1 || err=${err:-"benchsnap after failed"}
 		lab_ctl benchsnap after eth1 > "$dir/after.eth1" 2>&1 || err=${err:-"benchsnap after (eth1) failed"}
 		[ "$traced" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
-		offered=$(ZL_ROUTER=1 IPERF_DST=$LAB_HOST_IP1 zeroloss 1470 "$dir/pdr.json" 1000)
+		[ "$ROUTER_PDR" = 0 ] ||
+			offered=$(ZL_ROUTER=1 IPERF_DST=$LAB_HOST_IP1 zeroloss 1470 "$dir/pdr.json" 1000)
 	fi
 	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(qemu_cpu "$other_pid")
 	cc1=$((cc1 + $(pgrep -c -x 'cc1|cc1plus|ld' || true)))

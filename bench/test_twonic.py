@@ -19,6 +19,7 @@ sys.path.insert(0, HERE)
 import ktap  # noqa: E402
 import paired  # noqa: E402
 import report  # noqa: E402
+import row as rowmod  # noqa: E402
 
 CASES = []
 case = ktap.collector(CASES)
@@ -266,6 +267,38 @@ def router_row_fails_when_the_hosts_receiver_dropped():
         out = [(x["rcv_sock_drops"], x["lost"], x["status"], x["error"]) for x in r]
         return ([x["status"] for x in r] == ["ok", "failed", "failed"]
                 and all("host-limited" in x["error"] for x in r[1:])), out
+
+
+@case
+def share_run_is_host_limited_when_the_guest_idles():
+    """The host-limited rule on a recorded share run (sweep two-nic-share-
+    cost0, AMD host: guest 11 % idle, 99 % of polls at full quota) passes
+    it; the same run with the guest 44 % idle (as on the Intel host, where
+    eth0 took 0.51 of the packets for a weight share of 0.20) or with half
+    of its polls short of their quota fails as host-limited, and the report
+    names it; a router run is judged by its receiver, not by this rule."""
+    src = os.path.join(TOP, "docs", "results", "two-nic-share-cost0")
+    rec = next(r for r in read_csv(os.path.join(src, "runs.csv"))
+               if r["kernel"] == "patched" and r["status"] == "ok" and r["nic"] == "eth0")
+    idle = dict(rec, cpu_idle="44.0")
+    short = dict(rec, napi_quota_full=str(int(rec["napi_polls"]) // 2))
+    router = dict(rec, profile="router", cpu_idle="44.0")
+    why = [rowmod.guest_not_the_limit(r) for r in (rec, idle, short, router)]
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "runs.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rec))
+            w.writeheader()
+            w.writerows([rec, idle])
+        with open(os.path.join(src, "meta.json")) as f, \
+                open(os.path.join(d, "meta.json"), "w") as g:
+            g.write(f.read())
+        rows, _ = report.load(d)
+        named = report.host_limited_runs(rows)
+    ok = (why[0] == "" and why[1].startswith("host-limited: the guest was 44.0 % idle")
+          and why[2].startswith("host-limited: eth0's polls used their whole quota in 50 %")
+          and why[3] == "" and [r["status"] for r in rows] == ["ok", "failed"]
+          and any("| share | patched | 1 |" in line for line in named))
+    return ok, (why, [r["status"] for r in rows], named)
 
 
 @case

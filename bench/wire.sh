@@ -16,14 +16,14 @@ args_path OUTDIR "$out"
 SECS=${SECS:-3}
 args_num SECS "$SECS" 1 60
 . "$top/qemu/lib/lab.sh"
-for k in build/baseline/bzImage build/initramfs.img; do
-	[ -f "$top/$k" ] || { echo "wire: $k missing (make baseline initramfs)" >&2; exit 1; }
+for k in "$(lab_kernel baseline)/bzImage" "$top/build/initramfs.img"; do
+	[ -f "$k" ] || { echo "wire: $k missing (make baseline initramfs)" >&2; exit 1; }
 done
 command -v tcpdump >/dev/null || { echo "wire: tcpdump missing (make deps)" >&2; exit 1; }
 
 lab_init wire
 mkdir -p "$out"
-lab_boot "$top/build/baseline/bzImage" "$top/build/initramfs.img"
+lab_boot "$(lab_kernel baseline)/bzImage" "$top/build/initramfs.img"
 lab_ctl /lab/iperf3-server >/dev/null
 for mode in none 1gbit; do
 	if [ "$mode" = none ]; then

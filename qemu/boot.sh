@@ -6,4 +6,4 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/qemu/lib/lab.sh"
 lab_init boot
 echo "lab: host side: ip netns exec $LAB_NS ...  (tap0 $LAB_HOST_IP, guest $LAB_GUEST_IP)"
-lab_boot "${KERNEL:-$top/build/kernel/bzImage}" "${INITRD:-$top/build/initramfs.img}" shell
+lab_boot "${KERNEL:-$(lab_kernel patched)/bzImage}" "${INITRD:-$top/build/initramfs.img}" shell

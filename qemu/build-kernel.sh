@@ -3,8 +3,27 @@
 #
 #   qemu/build-kernel.sh patched          -> build/kernel/{bzImage,config}
 #   qemu/build-kernel.sh baseline         -> build/baseline/{bzImage,config}
+#   qemu/build-kernel.sh baseline-pad     -> build/baseline-pad/... (PAD)
 #   qemu/build-kernel.sh debug            -> build/debug/{bzImage,config,modules}
 #   qemu/build-kernel.sh baseline-debug   -> build/baseline-debug/...
+#
+# Layout (docs/bench.md, "Code layout"): under TCG a kernel's speed depends on
+# where its hot loops sit against 4 KiB guest pages, so the kernels the bench
+# compares (patched, baseline, baseline-pad) are built with every C function
+# starting on a page of its own: -O2 (qemu/kernel-layout.config) and
+# KCFLAGS=-falign-functions=4096 (gcc ignores function alignment at -Os).
+# An unchanged function then has the same page offsets in every image,
+# whatever the series adds before it. LAYOUT=plain builds them as the lab
+# did before (tinyconfig's -Os, natural layout) into build/<dir>-plain/ and
+# build/obj/<variant>-plain/, to measure the bias that alignment removes.
+# baseline-pad is the baseline tree built with one more object linked first
+# in init/: PAD bytes of NOPs (make aa PAD=N: the layout A/A). The hook for
+# it (init/lab_layout_pad.S and two lines of init/Makefile) is in the
+# baseline tree, inert unless LAB_LAYOUT_PAD_Y=y: the baseline links the
+# same objects as the pristine tree. baseline-pad's object directory starts
+# as a copy of the baseline's, so only the pad object is built and the
+# image relinked. The debug variants keep the natural layout (they are
+# never compared for speed).
 #
 # The debug variants (make soak) build the patched and the baseline source
 # trees into object directories of their own (build/obj/debug,
@@ -21,23 +40,36 @@ variant=${1:?usage: build-kernel.sh patched|baseline|debug|baseline-debug}
 top=$(cd "$(dirname "$0")/.." && pwd)
 tarball=${KSRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
 # tree: which source tree (patched or baseline); a debug variant shares it.
+layout=${LAYOUT:-aligned}
+case $layout in aligned|plain) ;; *) echo "build-kernel.sh: LAYOUT: '$layout' is not one of: aligned plain" >&2; exit 2 ;; esac
+pad=${PAD:-6144}
+[[ $pad =~ ^(0|[1-9][0-9]{0,7})$ ]] && ((pad % 16 == 0 && pad <= 1048576)) ||
+	{ echo "build-kernel.sh: PAD: '$pad' is not a multiple of 16 in 0..1048576" >&2; exit 2; }
 case $variant in
 patched) tree=patched out=$top/build/kernel ;;
 baseline) tree=baseline out=$top/build/baseline ;;
-debug) tree=patched out=$top/build/debug ;;
-baseline-debug) tree=baseline out=$top/build/baseline-debug ;;
+baseline-pad) tree=baseline out=$top/build/baseline-pad ;;
+debug) tree=patched out=$top/build/debug layout=natural ;;
+baseline-debug) tree=baseline out=$top/build/baseline-debug layout=natural ;;
 *) echo "build-kernel.sh: unknown variant '$variant'" >&2; exit 2 ;;
 esac
 fragments=("$top/qemu/kernel.config")
 [ "$tree" = patched ] && fragments+=("$top/qemu/kernel-patched.config")
+[ "$layout" = aligned ] && fragments+=("$top/qemu/kernel-layout.config")
 case $variant in *debug) fragments+=("$top/qemu/kernel-debug.config") ;; esac
+kcflags=()
+[ "$layout" = aligned ] && kcflags=(KCFLAGS=-falign-functions=4096)
 srcroot=$top/build/src/$tree
 src=$srcroot/linux
 obj=$top/build/obj/$variant
+if [ "$layout" = plain ]; then
+	out=$out-plain obj=$obj-plain
+fi
 # Every object directory built from this tree: they go when it is unpacked.
 case $tree in
-patched) tree_objs=("$top/build/obj/patched" "$top/build/obj/debug") ;;
-baseline) tree_objs=("$top/build/obj/baseline" "$top/build/obj/baseline-debug") ;;
+patched) tree_objs=("$top"/build/obj/patched{,-plain} "$top/build/obj/debug") ;;
+baseline) tree_objs=("$top"/build/obj/baseline{,-plain} "$top"/build/obj/baseline-pad{,-plain}
+	"$top/build/obj/baseline-debug") ;;
 esac
 
 die() { echo "build-kernel.sh: $*" >&2; exit 1; }
@@ -58,6 +90,7 @@ fi
 tree_stamp() {
 	stat -c '%n %s %Y' "$tarball"
 	echo "variant $tree"
+	[ "$tree" != baseline ] || echo "pad hook v1"
 	local p
 	for p in "${series[@]}"; do
 		echo "patch $p $(sha256sum < "$top/patches/$p")"
@@ -86,6 +119,29 @@ if [ "$(cat "$srcroot/.tree-stamp" 2>/dev/null)" != "$want_tree" ]; then
 			die "patch $p does not apply (rejects above); tree removed"
 		fi
 	done
+	if [ "$tree" = baseline ]; then
+		# The layout A/A's hook: with LAB_LAYOUT_PAD_Y=y (baseline-pad
+		# only) one object linked before any other text of the image,
+		# PAD bytes of NOPs, its size from the environment
+		# (LAB_LAYOUT_PAD), so that a new PAD rebuilds this object
+		# alone. Not a function: objtool is told to leave it alone.
+		cat > "$src/init/lab_layout_pad.S" <<-'EOF'
+		/* SPDX-License-Identifier: GPL-2.0 */
+		/* The napi lab's layout A/A: LAB_LAYOUT_PAD bytes of text. */
+		.pushsection .text, "ax"
+		.globl lab_layout_pad
+		lab_layout_pad:
+		.fill LAB_LAYOUT_PAD, 1, 0x90
+		.popsection
+		EOF
+		cat >> "$src/init/Makefile" <<-'EOF'
+
+		# The napi lab's layout A/A (qemu/build-kernel.sh baseline-pad).
+		obj-$(LAB_LAYOUT_PAD_Y) += lab_layout_pad.o
+		AFLAGS_lab_layout_pad.o := -DLAB_LAYOUT_PAD=$(LAB_LAYOUT_PAD)
+		OBJECT_FILES_NON_STANDARD_lab_layout_pad.o := y
+		EOF
+	fi
 	echo "$want_tree" > "$srcroot/.tree-stamp"
 fi
 
@@ -100,16 +156,25 @@ fi
 if [ -f "$obj/.tree-stamp" ] && [ "$(cat "$obj/.tree-stamp")" != "$want_tree" ]; then
 	rm -rf "$obj"
 fi
+pad_y=
+if [ "$variant" = baseline-pad ]; then
+	pad_y=y
+	base_obj=$top/build/obj/baseline$([ "$layout" = plain ] && echo -plain || true)
+	if [ ! -d "$obj" ] && [ "$(cat "$base_obj/.tree-stamp" 2>/dev/null)" = "$want_tree" ]; then
+		log "starting from a copy of ${base_obj#"$top"/}"
+		cp -a "$base_obj" "$obj.tmp" && mv "$obj.tmp" "$obj"
+	fi
+fi
 mkdir -p "$obj" "$out"
 echo "$want_tree" > "$obj/.tree-stamp"
 kmake() {
 	make -s -C "$src" O="$obj" ARCH=x86_64 \
 		CC="ccache gcc" HOSTCC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP="2005-06-15 00:00 UTC" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab \
-		"$@"
+		LAB_LAYOUT_PAD="$pad" LAB_LAYOUT_PAD_Y="$pad_y" "${kcflags[@]}" "$@"
 }
 
-want_cfg=$( (echo "$want_tree"; cat "${fragments[@]}") | sha256sum | cut -d' ' -f1)
+want_cfg=$( (echo "$want_tree"; echo "${kcflags[*]}"; cat "${fragments[@]}") | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$obj/.config-stamp" 2>/dev/null)" != "$want_cfg" ]; then
 	log "configuring: tinyconfig + ${fragments[*]#"$top"/}"
 	kmake tinyconfig >/dev/null
@@ -137,4 +202,8 @@ if grep -q '^CONFIG_MODULES=y' "$obj/.config"; then
 fi
 cp "$obj/arch/x86/boot/bzImage" "$out/bzImage.tmp" && mv "$out/bzImage.tmp" "$out/bzImage"
 cp "$obj/.config" "$out/config"
+# The layout report (bench/layout.py) reads the symbols of the image.
+cp "$obj/System.map" "$out/System.map"
+nm -S --defined-only "$obj/vmlinux" > "$out/symbols.tmp" && mv "$out/symbols.tmp" "$out/symbols"
+printf '%s\n' "layout $layout" "kcflags ${kcflags[*]}" "pad $([ "$pad_y" = y ] && echo "$pad" || echo 0)" > "$out/layout"
 log "ready: ${out#"$top"/}/bzImage ($(kmake -s kernelrelease))"

@@ -24,7 +24,7 @@ pkgs=(
 	linux-source-6.1 gcc make bc flex bison libelf-dev libssl-dev cpio kmod
 	xz-utils ccache rsync patch perl sparse git
 	qemu-system-x86 iperf3 tcpdump dracut-core ethtool iproute2 iputils-ping util-linux procps coreutils nftables
-	python3 python3-matplotlib python3-numpy python3-scipy
+	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest
 )
 
 # --list: the packages, one a line (qemu/hosttests/deps simulates them).

@@ -7,7 +7,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${SECS:-5}
 
 lab_init smoke
-lab_boot "${KERNEL:-$top/build/kernel/bzImage}" "${INITRD:-$top/build/initramfs.img}"
+lab_boot "${KERNEL:-$(lab_kernel patched)/bzImage}" "${INITRD:-$top/build/initramfs.img}"
 lab_ctl /lab/iperf3-server
 echo "== guest $(lab_ctl uname -r): eth0 weight $(lab_ctl cat /sys/class/net/eth0/weight)"
 irqs() { lab_ctl "awk '/eth0/ { print \$2 }' /proc/interrupts"; }

@@ -7,7 +7,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/qemu/lib/lab.sh"
 
-KERNEL=${KERNEL:-$top/build/kernel/bzImage}
+KERNEL=${KERNEL:-$(lab_kernel patched)/bzImage}
 INITRD=${INITRD:-$top/build/initramfs.img}
 PASS=0 FAIL=0 SKIP=0 TOP=0
 
@@ -256,6 +256,9 @@ lab_teardown
 PHASE=paired_statistics
 host_ktap paired_statistics 120 /usr/bin/python3 "$top/bench/test_paired.py"
 host_ktap two_nic_bench 120 /usr/bin/python3 "$top/bench/test_twonic.py"
+# The compared kernels: one config but for the series, page-aligned code.
+PHASE=layout
+host_ktap layout 300 "$top/qemu/hosttests/layout"
 if [ "${HOST_TESTS:-1}" = 1 ]; then
 	PHASE=deps
 	host_ktap deps 120 "$top/qemu/hosttests/deps"

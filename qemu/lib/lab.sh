@@ -44,6 +44,21 @@ LAB_SIGNAL=
 # The names this harness gives its namespaces, and only those.
 LAB_NS_RE='^napilab-[a-z0-9]+(-[a-z0-9]+)?-([0-9]+)$'
 
+# lab_kernel patched|baseline|baseline-pad: the directory of that bench
+# kernel (bzImage, config, symbols, layout) in the layout LAYOUT selects:
+# build/kernel, build/baseline, build/baseline-pad, or their -plain twins
+# (LAYOUT=plain; qemu/build-kernel.sh and docs/bench.md, "Code layout").
+lab_kernel() {
+	local d
+	case $1 in
+	patched) d=kernel ;;
+	baseline | baseline-pad) d=$1 ;;
+	*) echo "lab: lab_kernel: no bench kernel '$1'" >&2; return 2 ;;
+	esac
+	[ "${LAYOUT:-aligned}" = aligned ] || d=$d-plain
+	echo "$LAB_TOP/build/$d"
+}
+
 # A script may define lab_on_die to report the failure its own way first.
 lab_die() {
 	echo "lab: $*" >&2
