@@ -5,7 +5,7 @@ Under QEMU's TCG a translated block jumps straight into the next one only
 when the target is in the same 4 KiB guest page as the block's start, so a
 hot loop that straddles a page boundary in one image and not in the other
 runs the same source at different speeds (1.39x for nft_do_chain at 1000
-rules). The bench's kernels are built with every C function page-aligned;
+rules). The bench's kernels are built with every object's text page-aligned;
 this report shows, from the two images' symbol tables (`symbols`, written
 by qemu/build-kernel.sh with nm -S), whether the functions on the measured
 paths (bench/hotpath.txt) sit alike in both:
@@ -172,12 +172,26 @@ def hot_path(fa, fb, patterns, names):
     return hot, non_unique
 
 
-def compare(a, b, patterns, names=DEFAULT_NAMES):
+def load_series(dirpath):
+    """The functions the series' own objects define (qemu/build-kernel.sh
+    writes `series-functions` for the patched kernel): where they sit is the
+    series' doing, not layout. Empty when the file is absent."""
+    try:
+        with open(os.path.join(dirpath, "series-functions"), encoding="utf-8") as f:
+            return {line.strip() for line in f if line.strip()}
+    except FileNotFoundError:
+        return set()
+
+
+def compare(a, b, patterns, names=DEFAULT_NAMES, series=frozenset()):
     """The JSON-able report on two loaded images (load()) and the hotpath
-    regexes; `names` label the two images in it."""
+    regexes; `names` label the two images in it. Hot functions in `series`
+    (defined in an object the series changes) are listed apart and never
+    count as a layout difference."""
     fa, fb = a["functions"], b["functions"]
     hot, non_unique = hot_path(fa, fb, patterns, names)
-    both = {n: e for n, e in hot.items() if e["same_size"] is not None}
+    both = {n: e for n, e in hot.items() if e["same_size"] is not None and n not in series}
+    own = {n: e for n, e in hot.items() if e["same_size"] is not None and n in series}
     return {
         "names": list(names),
         "images": {names[0]: image_summary(a), names[1]: image_summary(b)},
@@ -190,6 +204,9 @@ def compare(a, b, patterns, names=DEFAULT_NAMES):
         "hot_only_in": {names[0]: [n for n, e in hot.items() if e[names[1]] is None],
                         names[1]: [n for n, e in hot.items() if e[names[0]] is None]},
         "hot_non_unique": non_unique,
+        "hot_series": sorted(series & hot.keys()),
+        "hot_series_differs": [n for n, e in own.items()
+                               if not (e["crossing_same"] and e["offset_same"])],
         "hot": hot,
     }
 
@@ -238,7 +255,9 @@ def report(result):
         f" {len(result['hot_offset_differs'])}, size changed"
         f" {len(result['hot_changed_size'])}, only in {names[0]} {len(only[names[0]])},"
         f" only in {names[1]} {len(only[names[1]])}, non-unique"
-        f" {len(result['hot_non_unique'])}")
+        f" {len(result['hot_non_unique'])}; in objects the series changes"
+        f" {len(result['hot_series'])}, of which placed differently"
+        f" {len(result['hot_series_differs'])} (the series' doing, not counted)")
     return "\n".join(lines + table(result))
 
 
@@ -300,7 +319,8 @@ def main(argv=None):
     except (OSError, ValueError) as e:
         print(f"layout.py: {failure(e)}", file=sys.stderr)
         return 2
-    result = compare(a, b, patterns, args.names)
+    result = compare(a, b, patterns, args.names,
+                     load_series(args.dir_a) | load_series(args.dir_b))
     if not args.quiet:
         print(report(result))
     if args.json == "-":

@@ -192,3 +192,21 @@ def test_shipped_hotpath():
     for name in ("ext4_readdir", "schedule", "cgroup_attach_task", "tcp_v6_rcv",
                  "do_sys_open", "in_group_p"):
         assert not hot(name), name
+
+
+def test_series_functions_are_reported_apart(tmp_path):
+    """A hot function defined in an object the series changes (listed in
+    series-functions) that moved is the series' doing: reported in
+    hot_series_differs, never in hot_crossing_differs, and --check passes."""
+    a = write_image(tmp_path / "a", [("e1000_clean", BASE + 0x1000, 0x10),
+                                     ("nft_do_chain", BASE + 0x3ff0, 0x10)])
+    b = write_image(tmp_path / "b", [("e1000_clean", BASE + 0x1ff8, 0x10),
+                                     ("nft_do_chain", BASE + 0x3ff0, 0x10)])
+    (tmp_path / "a" / "series-functions").write_text("e1000_clean\n")
+    r = layout.compare(layout.load(a), layout.load(b), HOT, series=layout.load_series(a))
+    assert r["hot_crossing_differs"] == [] and r["hot_offset_differs"] == []
+    assert r["hot_series"] == ["e1000_clean"]
+    assert r["hot_series_differs"] == ["e1000_clean"]
+    hot = tmp_path / "hot.txt"
+    hot.write_text("nft_.*\ne1000_.*\n")
+    assert layout.main([a, b, "--check", "--quiet", "--hotpath", str(hot)]) == 0

@@ -9,13 +9,13 @@
 #
 # Layout (docs/bench.md, "Code layout"): under TCG a kernel's speed depends on
 # where its hot loops sit against 4 KiB guest pages, so the kernels the bench
-# compares (patched, baseline, baseline-pad) are built with every C function
-# starting on a page of its own: -O2 (qemu/kernel-layout.config) and
-# KCFLAGS=-falign-functions=4096 (gcc ignores function alignment at -Os).
-# An unchanged function then has the same page offsets in every image,
-# whatever the series adds before it. LAYOUT=plain builds them as the lab
-# did before (tinyconfig's -Os, natural layout) into build/<dir>-plain/ and
-# build/obj/<variant>-plain/, to measure the bias that alignment removes.
+# compares (patched, baseline, baseline-pad) are built with every object's
+# text starting on a page (KCFLAGS includes qemu/lab-text-align.h, which asks
+# for page alignment of .text and .text.unlikely): an object whose code is
+# the same has the same page offsets in every image, whatever the series
+# adds before it. LAYOUT=plain builds them as the lab did before (natural
+# layout) into build/<dir>-plain/ and build/obj/<variant>-plain/, to measure
+# the bias that alignment removes.
 # baseline-pad is the baseline tree built with one more object linked first
 # in init/: PAD bytes of NOPs (make aa PAD=N: the layout A/A). The hook for
 # it (init/lab_layout_pad.S and two lines of init/Makefile) is in the
@@ -55,10 +55,9 @@ baseline-debug) tree=baseline out=$top/build/baseline-debug layout=natural ;;
 esac
 fragments=("$top/qemu/kernel.config")
 [ "$tree" = patched ] && fragments+=("$top/qemu/kernel-patched.config")
-[ "$layout" = aligned ] && fragments+=("$top/qemu/kernel-layout.config")
 case $variant in *debug) fragments+=("$top/qemu/kernel-debug.config") ;; esac
 kcflags=()
-[ "$layout" = aligned ] && kcflags=(KCFLAGS=-falign-functions=4096)
+[ "$layout" = aligned ] && kcflags=(KCFLAGS="-include $top/qemu/lab-text-align.h")
 srcroot=$top/build/src/$tree
 src=$srcroot/linux
 obj=$top/build/obj/$variant
@@ -174,7 +173,8 @@ kmake() {
 		LAB_LAYOUT_PAD="$pad" LAB_LAYOUT_PAD_Y="$pad_y" "${kcflags[@]}" "$@"
 }
 
-want_cfg=$( (echo "$want_tree"; echo "${kcflags[*]}"; cat "${fragments[@]}") | sha256sum | cut -d' ' -f1)
+want_cfg=$( (echo "$want_tree"; echo "${kcflags[*]}"; cat "${fragments[@]}"
+	[ "$layout" != aligned ] || cat "$top/qemu/lab-text-align.h") | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$obj/.config-stamp" 2>/dev/null)" != "$want_cfg" ]; then
 	log "configuring: tinyconfig + ${fragments[*]#"$top"/}"
 	kmake tinyconfig >/dev/null
@@ -205,5 +205,15 @@ cp "$obj/.config" "$out/config"
 # The layout report (bench/layout.py) reads the symbols of the image.
 cp "$obj/System.map" "$out/System.map"
 nm -S --defined-only "$obj/vmlinux" > "$out/symbols.tmp" && mv "$out/symbols.tmp" "$out/symbols"
+# The functions defined by the objects the series changes (its patches'
+# C files and drivers/): bench/layout.py leaves their places out of the
+# layout comparison, since they are the series' own doing.
+if [ "$tree" = patched ]; then
+	{ cat "${series[@]/#/$top/patches/}" /dev/null | sed -n 's|^+++ b/\(.*\)\.c\t*.*$|\1|p; s|^+++ b/\(.*\)\.c$|\1|p'
+	  (cd "$top" && find drivers -name '*.c' | sed 's/\.c$//'); } | sort -u |
+	while read -r f; do
+		[ ! -f "$obj/$f.o" ] || nm --defined-only "$obj/$f.o" | awk '$2 ~ /^[tTW]$/ { print $3 }'
+	done | sort -u > "$out/series-functions"
+fi
 printf '%s\n' "layout $layout" "kcflags ${kcflags[*]}" "pad $([ "$pad_y" = y ] && echo "$pad" || echo 0)" > "$out/layout"
 log "ready: ${out#"$top"/}/bzImage ($(kmake -s kernelrelease))"
