@@ -5,7 +5,7 @@ Under QEMU's TCG a translated block jumps straight into the next one only
 when the target is in the same 4 KiB guest page as the block's start, so a
 hot loop that straddles a page boundary in one image and not in the other
 runs the same source at different speeds (1.39x for nft_do_chain at 1000
-rules). The bench's kernels are built with every object's text page-aligned;
+rules). The bench's kernels are built with every C function page-aligned;
 this report shows, from the two images' symbol tables (`symbols`, written
 by qemu/build-kernel.sh with nm -S), whether the functions on the measured
 paths (bench/hotpath.txt) sit alike in both:

@@ -1233,10 +1233,14 @@ def pinning_line(p):
                 lay["iperf3_client"], p["calib_layouts"]))
 
 
+def is_host_limited(r):
+    return r["error"].startswith("host-limited") or "; host-limited" in r["error"]
+
+
 def host_limited_runs(rows):
     """Every run that the host, not the guest, limited, named by profile and
     kernel (they fail: left out of every figure and verdict)."""
-    hl = [r for r in rows if r["error"].startswith("host-limited") or "; host-limited" in r["error"]]
+    hl = [r for r in rows if is_host_limited(r)]
     if not hl:
         return []
     out = ["## Host-limited runs: never counted", "",
@@ -1252,7 +1256,7 @@ def host_limited_runs(rows):
 
 
 def failed_runs(rows):
-    bad = [r for r in rows if r["status"] != "ok"]
+    bad = [r for r in rows if r["status"] != "ok" and not is_host_limited(r)]
     if not bad:
         return []
     out = ["## Failed runs (kept in runs.csv, left out of every figure)", "",

@@ -9,13 +9,14 @@
 #
 # Layout (docs/bench.md, "Code layout"): under TCG a kernel's speed depends on
 # where its hot loops sit against 4 KiB guest pages, so the kernels the bench
-# compares (patched, baseline, baseline-pad) are built with every object's
-# text starting on a page (KCFLAGS includes qemu/lab-text-align.h, which asks
-# for page alignment of .text and .text.unlikely): an object whose code is
-# the same has the same page offsets in every image, whatever the series
-# adds before it. LAYOUT=plain builds them as the lab did before (natural
-# layout) into build/<dir>-plain/ and build/obj/<variant>-plain/, to measure
-# the bias that alignment removes.
+# compares (patched, baseline, baseline-pad) are built with every C function
+# starting on a page of its own: -O2 (qemu/kernel-layout.config) and
+# KCFLAGS=-falign-functions=4096 (gcc ignores function alignment at -Os).
+# A function whose code is the same then has the same page offsets in every
+# image, whatever the series adds before it, in another object or in its
+# own. LAYOUT=plain builds them as the lab did before (tinyconfig's -Os,
+# natural layout) into build/<dir>-plain/ and build/obj/<variant>-plain/,
+# to measure the bias that alignment removes.
 # baseline-pad is the baseline tree built with one more object linked first
 # in init/: PAD bytes of NOPs (make aa PAD=N: the layout A/A). The hook for
 # it (init/lab_layout_pad.S and two lines of init/Makefile) is in the
@@ -43,8 +44,10 @@ tarball=${KSRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
 layout=${LAYOUT:-aligned}
 case $layout in aligned|plain) ;; *) echo "build-kernel.sh: LAYOUT: '$layout' is not one of: aligned plain" >&2; exit 2 ;; esac
 pad=${PAD:-6144}
-[[ $pad =~ ^(0|[1-9][0-9]{0,7})$ ]] && ((pad % 16 == 0 && pad <= 1048576)) ||
-	{ echo "build-kernel.sh: PAD: '$pad' is not a multiple of 16 in 0..1048576" >&2; exit 2; }
+if ! [[ $pad =~ ^(0|[1-9][0-9]{0,7})$ ]] || ((pad % 16 != 0 || pad > 1048576)); then
+	echo "build-kernel.sh: PAD: '$pad' is not a multiple of 16 in 0..1048576" >&2
+	exit 2
+fi
 case $variant in
 patched) tree=patched out=$top/build/kernel ;;
 baseline) tree=baseline out=$top/build/baseline ;;
@@ -55,9 +58,10 @@ baseline-debug) tree=baseline out=$top/build/baseline-debug layout=natural ;;
 esac
 fragments=("$top/qemu/kernel.config")
 [ "$tree" = patched ] && fragments+=("$top/qemu/kernel-patched.config")
+[ "$layout" = aligned ] && fragments+=("$top/qemu/kernel-layout.config")
 case $variant in *debug) fragments+=("$top/qemu/kernel-debug.config") ;; esac
 kcflags=()
-[ "$layout" = aligned ] && kcflags=(KCFLAGS="-include $top/qemu/lab-text-align.h")
+[ "$layout" = aligned ] && kcflags=(KCFLAGS=-falign-functions=4096)
 srcroot=$top/build/src/$tree
 src=$srcroot/linux
 obj=$top/build/obj/$variant
@@ -158,7 +162,8 @@ fi
 pad_y=
 if [ "$variant" = baseline-pad ]; then
 	pad_y=y
-	base_obj=$top/build/obj/baseline$([ "$layout" = plain ] && echo -plain || true)
+	base_obj=$top/build/obj/baseline
+	[ "$layout" != plain ] || base_obj=$base_obj-plain
 	if [ ! -d "$obj" ] && [ "$(cat "$base_obj/.tree-stamp" 2>/dev/null)" = "$want_tree" ]; then
 		log "starting from a copy of ${base_obj#"$top"/}"
 		cp -a "$base_obj" "$obj.tmp" && mv "$obj.tmp" "$obj"
@@ -173,8 +178,7 @@ kmake() {
 		LAB_LAYOUT_PAD="$pad" LAB_LAYOUT_PAD_Y="$pad_y" "${kcflags[@]}" "$@"
 }
 
-want_cfg=$( (echo "$want_tree"; echo "${kcflags[*]}"; cat "${fragments[@]}"
-	[ "$layout" != aligned ] || cat "$top/qemu/lab-text-align.h") | sha256sum | cut -d' ' -f1)
+want_cfg=$( (echo "$want_tree"; echo "${kcflags[*]}"; cat "${fragments[@]}") | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$obj/.config-stamp" 2>/dev/null)" != "$want_cfg" ]; then
 	log "configuring: tinyconfig + ${fragments[*]#"$top"/}"
 	kmake tinyconfig >/dev/null
