@@ -93,8 +93,8 @@ args_lab() {
 args_bench() {
 	local v r
 	args_lab
-	[ -z "${WEIGHTS:-}" ] || args_list WEIGHTS "$WEIGHTS" 1 1024
-	[ -z "${WEIGHTS_ETH1:-}" ] || args_list WEIGHTS_ETH1 "$WEIGHTS_ETH1" 1 1024
+	[ -z "${WEIGHTS:-}" ] || args_list WEIGHTS "$WEIGHTS" 1 64
+	[ -z "${WEIGHTS_ETH1:-}" ] || args_list WEIGHTS_ETH1 "$WEIGHTS_ETH1" 1 64
 	args_opt_word TARGET fixed weight per-weight
 	args_opt_word POLL_TRACE 0 1
 	args_opt_word ROUTER_PDR 0 1

@@ -47,7 +47,7 @@ def axis(name, default):
 
 
 def pairs():
-    weights = axis("WEIGHTS", "4 8 16 32 64 128")
+    weights = axis("WEIGHTS", "4 8 16 32 64")
     refills = axis("REFILL", "0 16")
     adaptive = axis("ADAPTIVE", "off")
     weights1 = axis("WEIGHTS_ETH1", "64")
@@ -79,7 +79,7 @@ def pairs():
                              "-" if w1 == "-" else "64", c)))
     if calib:
         for f, l, c in itertools.product(fifos, links, calib_pins):
-            out.append((("patched", "calib", "256", "16", "off", "0", "4096", f, l, c, "tcp",
+            out.append((("patched", "calib", "64", "16", "off", "0", "4096", f, l, c, "tcp",
                          "-", "0"),
                         ("baseline", "calib", "64", "16", "off", "0", "4096", f, l, c, "tcp",
                          "-", "0")))

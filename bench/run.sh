@@ -9,7 +9,7 @@
 # paired ratios with 95 % intervals (bench/stats.py).
 #
 # Axes (environment or make variables; lists are space-separated):
-#   WEIGHTS  sysfs weight of the patched e1000      "4 8 16 32 64 128"
+#   WEIGHTS  sysfs weight of the patched e1000      "4 8 16 32 64"
 #   REFILL   rx_refill_batch (0: after the poll)   "0 16"
 #   ADAPTIVE adaptive quota (devlink adaptive_quota) "off"
 #   DEFER    napi_defer_hard_irqs (gro_flush_timeout 20 us when > 0)  "0"
@@ -89,7 +89,7 @@ if [ "${AA:-0}" = 1 ]; then
 	PROFILES=${PROFILES:-"tcp udp1470 udp64"} CALIB=${CALIB:-0} HIST=${HIST:-0}
 	SAT_REPS=${SAT_REPS:-2}
 fi
-export WEIGHTS=${WEIGHTS:-"4 8 16 32 64 128"} REFILL=${REFILL:-"0 16"}
+export WEIGHTS=${WEIGHTS:-"4 8 16 32 64"} REFILL=${REFILL:-"0 16"}
 export ADAPTIVE=${ADAPTIVE:-off} DEFER=${DEFER:-0} RING=${RING:-256}
 export WEIGHTS_ETH1=${WEIGHTS_ETH1:-64} COST=${COST:-0} TARGET=${TARGET:-fixed}
 export POLL_TRACE=${POLL_TRACE:-1} ROUTER_PDR=${ROUTER_PDR:-1}

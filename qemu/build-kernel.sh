@@ -95,8 +95,10 @@ tree_stamp() {
 	echo "variant $tree"
 	[ "$tree" != baseline ] || echo "pad hook v1"
 	local p
+	# A patch's diff, not its commit message (everything up to the first
+	# "---" line): rewording a commit must not unpack and rebuild the tree.
 	for p in "${series[@]}"; do
-		echo "patch $p $(sha256sum < "$top/patches/$p")"
+		echo "patch $p $(sed '1,/^---$/d' "$top/patches/$p" | sha256sum)"
 	done
 	if [ "$tree" = patched ]; then
 		(cd "$top" && find drivers -type f | LC_ALL=C sort)

@@ -10,10 +10,14 @@
 #     build/series/0000-cover-letter.patch from patches/cover-letter.txt.
 #  2. Applies the mailed patches 1..k to a fresh linux-source-6.1 tree and, for
 #     every k, builds bzImage in build/series/obj/k (tinyconfig +
-#     qemu/kernel.config + qemu/kernel-patched.config) under
+#     qemu/kernel.config + qemu/kernel-patched.config), and again with e1000
+#     as a module in build/series/obj/k-m (bzImage and modules), all under
 #     flock build/.build.lock, then checks what patch k touches: checkpatch
 #     --strict on the mailed patch, W=1 and sparse (C=2) on its C files, where
 #     a warning on a line the patch adds (or in a file it adds) fails.
+#     The whole series is also built once for i386 (build/series/obj/i386),
+#     and patch 1, a fix that stands alone, is written again as a net patch
+#     (build/series/net/).
 #  3. Checks that the full mailed series gives the tree qemu/build-kernel.sh
 #     builds (patches/series, then drivers/ copied over): `diff -r`.
 #
@@ -108,10 +112,19 @@ open(path, 'w').write(s.replace('*** SUBJECT HERE ***', subject).replace('*** BL
 EOF
 log "wrote ${out#"$top"/}/: $(cd "$out" && ls [0-9]*.patch | wc -l) files, signed off by $name <$email>"
 
+# Patch 1 fixes upstream code and stands alone: also as a ready-to-send net
+# patch (build/series/net/), without the RFC and the rest of the series.
+first=$(git -C "$repo" rev-list --reverse base..HEAD | head -1)
+git -C "$repo" -c user.name="$name" -c user.email="$email" format-patch -q \
+	--subject-prefix="PATCH net" -o "$out/net" -1 "$first"
+log "wrote ${out#"$top"/}/net/$(cd "$out/net" && ls)"
+
 mapfile -t mailed < <(cd "$out" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-')
 [ ${#mailed[@]} -eq "$n" ] || die "format-patch wrote ${#mailed[@]} patches for $n"
 
 fragments=("$top/qemu/kernel.config" "$top/qemu/kernel-patched.config")
+modfrag=$out/e1000-module.config
+printf 'CONFIG_MODULES=y\nCONFIG_E1000=m\n' > "$modfrag"
 kmake() {
 	make -s -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP="2005-06-15 00:00 UTC" KBUILD_BUILD_USER=lab \
@@ -123,6 +136,24 @@ build_prefix() {
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${fragments[@]}" >/dev/null
 	kmake olddefconfig >/dev/null
 	kmake -j"$(( $(nproc) + 1 ))" bzImage
+}
+# Prefix k again with e1000 as a module, in $obj (CONFIG_MODULES=y, E1000=m:
+# the driver's objects link into e1000.ko, its symbols must resolve there).
+build_prefix_m() {
+	kmake tinyconfig >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${fragments[@]}" "$modfrag" >/dev/null
+	kmake olddefconfig >/dev/null
+	grep -qx 'CONFIG_E1000=m' "$obj/.config" || { echo "CONFIG_E1000 is not m in $obj/.config" >&2; return 1; }
+	kmake -j"$(( $(nproc) + 1 ))" bzImage modules
+}
+# The whole series once as a 32-bit (i386) kernel, in $obj: the u64
+# divisions and the u64_stats of a 32-bit build.
+build_i386() {
+	kmake ARCH=i386 tinyconfig >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${fragments[@]}" >/dev/null
+	kmake ARCH=i386 olddefconfig >/dev/null
+	grep -qx 'CONFIG_E1000=y' "$obj/.config" || { echo "CONFIG_E1000 is not y in $obj/.config" >&2; return 1; }
+	kmake ARCH=i386 -j"$(( $(nproc) + 1 ))" bzImage
 }
 # checkpatch, W=1 and sparse on what mailed patch $1 touches.
 check_patch() {
@@ -159,6 +190,21 @@ check_patch() {
 	return $fail
 }
 
+# build_in DIR FUNC WHAT WHY: FUNC (build_prefix, build_prefix_m or
+# build_i386) in object directory DIR under the build lock; stops the series
+# with WHY if it fails, logs how long WHAT took.
+build_in() {
+	local ks
+	obj=$1
+	mkdir -p "$obj"
+	ks=$(date +%s)
+	if ! flock "$top/build/.build.lock" bash -c "set -e; $(declare -f kmake "$2"); $(declare -p src obj fragments modfrag); $2"; then
+		echo "series: $4" >&2
+		exit 1
+	fi
+	log "$3: built in $(( $(date +%s) - ks )) s"
+}
+
 out_dir=$out
 fail=0
 mkdir -p "$top/build"
@@ -166,19 +212,17 @@ for ((k = 1; k <= n; k++)); do
 	m=${mailed[$((k - 1))]}
 	patch -s -d "$src" -p1 --batch --forward --no-backup-if-mismatch < "$out/$m" ||
 		die "mailed $m does not apply on 1..$((k - 1))"
-	obj=$out/obj/$k
-	mkdir -p "$obj"
 	flock -n "$top/build/.build.lock" true || log "waiting for another kernel build (build/.build.lock)"
-	ks=$(date +%s)
-	if ! flock "$top/build/.build.lock" bash -c "set -e; $(declare -f kmake build_prefix); $(declare -p src obj fragments); build_prefix"; then
-		echo "series: patches 1..$k do not build ($m)" >&2
-		exit 1
-	fi
-	log "[$k/$n] $m: built in $(( $(date +%s) - ks )) s"
+	build_in "$out/obj/$k" build_prefix "[$k/$n] $m" "patches 1..$k do not build ($m)"
+	build_in "$out/obj/$k-m" build_prefix_m "[$k/$n] $m with E1000=m" \
+		"patches 1..$k do not build with E1000=m ($m)"
+	obj=$out/obj/$k
 	if ! flock "$top/build/.build.lock" bash -c "$(declare -f kmake check_patch log); $(declare -p src obj out_dir k); check_patch $m"; then
 		fail=1
 	fi
 done
+build_in "$out/obj/i386" build_i386 "[$n/$n] the whole series for i386" \
+	"the series does not build for i386"
 
 # The full mailed series against what qemu/build-kernel.sh builds.
 patched=$top/build/src/patched/linux

@@ -11,6 +11,7 @@
  * Values are read once per NAPI poll with READ_ONCE(), so a change applies
  * from the next poll; any value that passed validation is safe there.
  */
+#include <linux/rtnetlink.h>
 #include <net/devlink.h>
 
 #include "e1000.h"
@@ -48,11 +49,34 @@ static int e1000_devlink_u32_get(struct devlink *devlink, u32 id,
 	return 0;
 }
 
+/* The batch may not exceed the RX ring. ethtool -G replaces the ring under
+ * rtnl_lock and clamps the batch there (e1000_rx_ring_resized()), so the
+ * batch is stored under the same lock, checked against the ring in place:
+ * the validator ran without it, and the ring may have shrunk since. devlink
+ * holds its instance lock here; devlink itself takes rtnl_lock inside it.
+ */
+static int e1000_rx_refill_batch_store(struct e1000_adapter *adapter,
+				       u32 batch)
+{
+	int err = 0;
+
+	rtnl_lock();
+	if (e1000_rx_refill_batch_valid(batch, adapter->rx_ring[0].count))
+		WRITE_ONCE(adapter->rx_refill_batch, batch);
+	else
+		err = -EINVAL;
+	rtnl_unlock();
+	return err;
+}
+
 static int e1000_devlink_u32_set(struct devlink *devlink, u32 id,
 				 struct devlink_param_gset_ctx *ctx)
 {
-	WRITE_ONCE(*e1000_devlink_u32(e1000_devlink_adapter(devlink), id),
-		   ctx->val.vu32);
+	struct e1000_adapter *adapter = e1000_devlink_adapter(devlink);
+
+	if (id == E1000_DEVLINK_PARAM_ID_RX_REFILL_BATCH)
+		return e1000_rx_refill_batch_store(adapter, ctx->val.vu32);
+	WRITE_ONCE(*e1000_devlink_u32(adapter, id), ctx->val.vu32);
 	return 0;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* KUnit tests of the e1000 RX policy (e1000_policy.h) and quota controller. */
 #include <kunit/test.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 
 #include "e1000_policy.h"
 #include "e1000_quota.h"
@@ -285,6 +287,121 @@ static void e1000_quota_hostile_samples_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e1000_quota_calc(&ctl, 1, 1, 1024), 1U);
 }
 
+/* Properties rather than golden values: over a grid of costs, targets,
+ * quota_min and budgets the quota stays within [min(quota_min, budget),
+ * budget].
+ */
+static void e1000_quota_bounds_test(struct kunit *test)
+{
+	static const unsigned int targets[] = { 1, 1000, 125000, 500000,
+						2000000 };
+	static const unsigned int mins[] = { 1, 8, 64, 100 };
+	static const unsigned int budgets[] = { 1, 8, 16, 64 };
+	unsigned int t, m, b, i, q, lo;
+	u64 cost;
+
+	for (cost = 1; cost <= E1000_QUOTA_COST_MAX_NS; cost *= 3)
+		for (t = 0; t < ARRAY_SIZE(targets); t++)
+			for (m = 0; m < ARRAY_SIZE(mins); m++)
+				for (b = 0; b < ARRAY_SIZE(budgets); b++) {
+					struct e1000_quota_ctl ctl = {};
+
+					lo = min(mins[m], budgets[b]);
+					feed(&ctl, 1, cost, 10);
+					for (i = 0; i < 4; i++) {
+						q = e1000_quota_calc(&ctl, targets[t],
+								     mins[m],
+								     budgets[b]);
+						KUNIT_ASSERT_GE_MSG(test, q, lo,
+								    "cost %llu target %u min %u budget %u",
+								    cost, targets[t], mins[m], budgets[b]);
+						KUNIT_ASSERT_LE_MSG(test, q, budgets[b],
+								    "cost %llu target %u min %u budget %u",
+								    cost, targets[t], mins[m], budgets[b]);
+					}
+				}
+}
+
+/* A dearer packet never gets a larger quota (no carry to blur it). */
+static void e1000_quota_monotone_test(struct kunit *test)
+{
+	unsigned int q, last = UINT_MAX;
+	u64 cost;
+
+	for (cost = 500; cost <= 2000000; cost += cost / 4) {
+		struct e1000_quota_ctl ctl = {};
+
+		feed(&ctl, 1, cost, 10);
+		q = e1000_quota_calc(&ctl, 500000, 1, 64);
+		KUNIT_ASSERT_LE_MSG(test, q, last, "cost %llu ns", cost);
+		last = q;
+	}
+	KUNIT_EXPECT_EQ(test, last, 1U);
+}
+
+/* From any estimate, 64 polls at a constant cost bring the quotas to what
+ * the target asks for: their mean is within a packet of target / cost
+ * (clamped to [1, 64]).
+ */
+static void e1000_quota_reaches_target_test(struct kunit *test)
+{
+	static const u64 starts[] = { 1, 1000, 100000, E1000_QUOTA_COST_MAX_NS };
+	static const u64 costs[] = { 2000, 8500, 42000, 300000 };
+	unsigned int s, c, i, sum;
+	u64 want;
+
+	for (s = 0; s < ARRAY_SIZE(starts); s++)
+		for (c = 0; c < ARRAY_SIZE(costs); c++) {
+			struct e1000_quota_ctl ctl = {
+				.ewma = starts[s] << E1000_QUOTA_FRAC,
+			};
+
+			feed(&ctl, 64, costs[c], 10);
+			for (i = 0, sum = 0; i < 16; i++)
+				sum += e1000_quota_calc(&ctl, 500000, 1, 64);
+			want = clamp_t(u64, div64_u64(500000 * 16ULL, costs[c]),
+				       16, 64 * 16);
+			KUNIT_EXPECT_LE_MSG(test, abs((s64)sum - (s64)want), 16LL,
+					    "start %llu ns, cost %llu ns: %u quotas in 16 polls, want %llu",
+					    starts[s], costs[c], sum, want);
+		}
+}
+
+/* e1000_clean()'s return contract, over every budget up to 64, quota,
+ * work and TX state: it returns the budget if and only if it stays on the
+ * poll list without completing (E1000_POLL_REPOLL), never more than the
+ * budget, and with the quota at the budget (adaptive off) it ends the way
+ * upstream e1000_clean() does.
+ */
+static void e1000_poll_end_contract_test(struct kunit *test)
+{
+	int budget, quota, work, ret, tx;
+	enum e1000_poll_end end;
+
+	for (budget = 0; budget <= 64; budget++)
+		for (quota = budget ? 1 : 0; quota <= budget; quota++)
+			for (work = 0; work <= quota; work++)
+				for (tx = 0; tx <= 1; tx++) {
+					end = e1000_poll_end_of(budget, quota, work, tx);
+					ret = end == E1000_POLL_REPOLL ? budget : work;
+					KUNIT_ASSERT_LE(test, ret, budget);
+					KUNIT_ASSERT_EQ_MSG(test, ret == budget,
+							    end == E1000_POLL_REPOLL,
+							    "budget %d quota %d work %d tx %d",
+							    budget, quota, work, tx);
+					KUNIT_ASSERT_EQ_MSG(test,
+							    end == E1000_POLL_RESCHEDULE,
+							    tx && work >= quota && quota < budget,
+							    "budget %d quota %d work %d tx %d",
+							    budget, quota, work, tx);
+					if (quota == budget)
+						KUNIT_ASSERT_EQ(test, end,
+								!tx || work == budget ?
+								E1000_POLL_REPOLL :
+								E1000_POLL_DONE);
+				}
+}
+
 static struct kunit_case e1000_quota_test_cases[] = {
 	KUNIT_CASE(e1000_quota_no_sample_test),
 	KUNIT_CASE(e1000_quota_converges_test),
@@ -293,6 +410,10 @@ static struct kunit_case e1000_quota_test_cases[] = {
 	KUNIT_CASE(e1000_quota_carry_test),
 	KUNIT_CASE(e1000_quota_closed_loop_test),
 	KUNIT_CASE(e1000_quota_hostile_samples_test),
+	KUNIT_CASE(e1000_quota_bounds_test),
+	KUNIT_CASE(e1000_quota_monotone_test),
+	KUNIT_CASE(e1000_quota_reaches_target_test),
+	KUNIT_CASE(e1000_poll_end_contract_test),
 	{}
 };
 
