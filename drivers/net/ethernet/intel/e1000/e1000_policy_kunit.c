@@ -291,35 +291,40 @@ static void e1000_quota_hostile_samples_test(struct kunit *test)
  * quota_min and budgets the quota stays within [min(quota_min, budget),
  * budget].
  */
+/* Four quotas after one sample at @cost ns a packet: all within bounds. */
+static void quota_bounds_check(struct kunit *test, u64 cost, unsigned int target,
+			       unsigned int qmin, unsigned int budget)
+{
+	struct e1000_quota_ctl ctl = {};
+	unsigned int i, q;
+
+	feed(&ctl, 1, cost, 10);
+	for (i = 0; i < 4; i++) {
+		q = e1000_quota_calc(&ctl, target, qmin, budget);
+		KUNIT_ASSERT_GE_MSG(test, q, min(qmin, budget),
+				    "cost %llu target %u min %u budget %u",
+				    cost, target, qmin, budget);
+		KUNIT_ASSERT_LE_MSG(test, q, budget,
+				    "cost %llu target %u min %u budget %u",
+				    cost, target, qmin, budget);
+	}
+}
+
 static void e1000_quota_bounds_test(struct kunit *test)
 {
 	static const unsigned int targets[] = { 1, 1000, 125000, 500000,
 						2000000 };
 	static const unsigned int mins[] = { 1, 8, 64, 100 };
 	static const unsigned int budgets[] = { 1, 8, 16, 64 };
-	unsigned int t, m, b, i, q, lo;
+	unsigned int t, m, b;
 	u64 cost;
 
 	for (cost = 1; cost <= E1000_QUOTA_COST_MAX_NS; cost *= 3)
 		for (t = 0; t < ARRAY_SIZE(targets); t++)
 			for (m = 0; m < ARRAY_SIZE(mins); m++)
-				for (b = 0; b < ARRAY_SIZE(budgets); b++) {
-					struct e1000_quota_ctl ctl = {};
-
-					lo = min(mins[m], budgets[b]);
-					feed(&ctl, 1, cost, 10);
-					for (i = 0; i < 4; i++) {
-						q = e1000_quota_calc(&ctl, targets[t],
-								     mins[m],
-								     budgets[b]);
-						KUNIT_ASSERT_GE_MSG(test, q, lo,
-								    "cost %llu target %u min %u budget %u",
-								    cost, targets[t], mins[m], budgets[b]);
-						KUNIT_ASSERT_LE_MSG(test, q, budgets[b],
-								    "cost %llu target %u min %u budget %u",
-								    cost, targets[t], mins[m], budgets[b]);
-					}
-				}
+				for (b = 0; b < ARRAY_SIZE(budgets); b++)
+					quota_bounds_check(test, cost, targets[t],
+							   mins[m], budgets[b]);
 }
 
 /* A dearer packet never gets a larger quota (no carry to blur it). */
