@@ -26,7 +26,7 @@ esac
 tools=(
 	ip ethtool iperf3 devlink nft setpriv stty base64 cat grep sed awk sort uniq wc
 	head tail tr cut uname basename dirname join readlink sleep date mount umount dmesg ls mkdir rm cp mv ln chmod seq
-	timeout env tee ps nproc taskset
+	timeout env tee ps nproc taskset unshare nsenter
 )
 [ -z "$variant" ] || tools+=(modprobe rmmod insmod lsmod)
 

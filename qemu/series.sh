@@ -118,6 +118,9 @@ first=$(git -C "$repo" rev-list --reverse base..HEAD | head -1)
 git -C "$repo" -c user.name="$name" -c user.email="$email" format-patch -q \
 	--subject-prefix="PATCH net" -o "$out/net" -1 "$first"
 log "wrote ${out#"$top"/}/net/$(cd "$out/net" && ls)"
+# netdev wants a Fixes: tag on a net patch; its commit id needs upstream git.
+grep -q '^Fixes: [0-9a-f]\{12\} ("' "$out"/net/*.patch ||
+	log "note: the net patch has no Fixes: tag yet (the cover letter names the commit; its id needs upstream git)"
 
 mapfile -t mailed < <(cd "$out" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-')
 [ ${#mailed[@]} -eq "$n" ] || die "format-patch wrote ${#mailed[@]} patches for $n"

@@ -215,10 +215,14 @@ result "$rc" flood_survived_knob_churn "$(python3 -c 'import json,sys; e=json.lo
 PHASE=ethtool_selftest
 guest_ktap ethtool_selftest 60 /lab/tests/ethtool-selftest eth0
 
+PHASE=weight_optout
+# A driver that did not opt in (veth with GRO on) keeps its weight.
+guest_ktap weight_optout 60 /lab/tests/weight-optout
+
 PHASE=weight_txnapi
 # Last guest test: on a kernel with the bug, `ip link set down` hangs with
 # rtnl_lock held and nothing that needs rtnl works afterwards.
-guest_ktap weight_txnapi 60 /lab/tests/weight-txnapi eth1
+guest_ktap weight_txnapi 90 /lab/tests/weight-txnapi eth1
 
 PHASE=poweroff
 rc=0

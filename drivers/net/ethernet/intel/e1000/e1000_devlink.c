@@ -37,15 +37,20 @@ static u32 *e1000_devlink_u32(struct e1000_adapter *adapter, u32 id)
 		return &adapter->rx_refill_batch;
 	case E1000_DEVLINK_PARAM_ID_POLL_TARGET_USECS:
 		return &adapter->poll_target_usecs;
-	default:
+	case E1000_DEVLINK_PARAM_ID_QUOTA_MIN:
 		return &adapter->quota_min;
 	}
+	return NULL;
 }
 
 static int e1000_devlink_u32_get(struct devlink *devlink, u32 id,
 				 struct devlink_param_gset_ctx *ctx)
 {
-	ctx->val.vu32 = READ_ONCE(*e1000_devlink_u32(e1000_devlink_adapter(devlink), id));
+	u32 *field = e1000_devlink_u32(e1000_devlink_adapter(devlink), id);
+
+	if (WARN_ON_ONCE(!field))
+		return -EOPNOTSUPP;
+	ctx->val.vu32 = READ_ONCE(*field);
 	return 0;
 }
 
@@ -73,10 +78,13 @@ static int e1000_devlink_u32_set(struct devlink *devlink, u32 id,
 				 struct devlink_param_gset_ctx *ctx)
 {
 	struct e1000_adapter *adapter = e1000_devlink_adapter(devlink);
+	u32 *field = e1000_devlink_u32(adapter, id);
 
+	if (WARN_ON_ONCE(!field))
+		return -EOPNOTSUPP;
 	if (id == E1000_DEVLINK_PARAM_ID_RX_REFILL_BATCH)
 		return e1000_rx_refill_batch_store(adapter, ctx->val.vu32);
-	WRITE_ONCE(*e1000_devlink_u32(adapter, id), ctx->val.vu32);
+	WRITE_ONCE(*field, ctx->val.vu32);
 	return 0;
 }
 
@@ -99,12 +107,14 @@ static int e1000_devlink_u32_validate(struct devlink *devlink, u32 id,
 			return 0;
 		NL_SET_ERR_MSG_MOD(extack, "poll_target_usecs must be 1 to 2000");
 		return -EINVAL;
-	default:
+	case E1000_DEVLINK_PARAM_ID_QUOTA_MIN:
 		if (v >= 1 && v <= 1024)
 			return 0;
 		NL_SET_ERR_MSG_MOD(extack, "quota_min must be 1 to 1024");
 		return -EINVAL;
 	}
+	NL_SET_ERR_MSG_MOD(extack, "unknown parameter");
+	return -EOPNOTSUPP;
 }
 
 static int e1000_adaptive_quota_get(struct devlink *devlink, u32 id,
