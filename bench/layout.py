@@ -29,6 +29,17 @@ DEFAULT_HOTPATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 TABLE_ROWS = 40
 # The keys of a hot function's entry beside the two images' names.
 FLAGS = ("same_size", "offset_same", "crossing_same")
+# Code that page alignment does not place and that does not run per packet:
+# the out-of-line unlikely parts gcc splits off a function (foo.cold, in
+# .text.unlikely, packed one after the other) and the static-call
+# trampolines (__SCT__*, whose call sites x86 patches to call the target
+# directly). Their place follows whatever cold code precedes them, so any
+# WARN_ON() the series adds moves them all; they are reported apart.
+COLD = re.compile(r"__SCT__.*|.*\.cold(\.[0-9]+)?")
+
+
+def is_cold(name):
+    return COLD.fullmatch(name) is not None
 
 
 def page_offset(addr):
@@ -190,8 +201,11 @@ def compare(a, b, patterns, names=DEFAULT_NAMES, series=frozenset()):
     count as a layout difference."""
     fa, fb = a["functions"], b["functions"]
     hot, non_unique = hot_path(fa, fb, patterns, names)
-    both = {n: e for n, e in hot.items() if e["same_size"] is not None and n not in series}
+    both = {n: e for n, e in hot.items()
+            if e["same_size"] is not None and n not in series and not is_cold(n)}
     own = {n: e for n, e in hot.items() if e["same_size"] is not None and n in series}
+    cold = {n: e for n, e in hot.items()
+            if e["same_size"] is not None and n not in series and is_cold(n)}
     return {
         "names": list(names),
         "images": {names[0]: image_summary(a), names[1]: image_summary(b)},
@@ -207,6 +221,9 @@ def compare(a, b, patterns, names=DEFAULT_NAMES, series=frozenset()):
         "hot_series": sorted(series & hot.keys()),
         "hot_series_differs": [n for n, e in own.items()
                                if not (e["crossing_same"] and e["offset_same"])],
+        "hot_cold": len(cold),
+        "hot_cold_differs": [n for n, e in cold.items()
+                             if not (e["crossing_same"] and e["offset_same"])],
         "hot": hot,
     }
 
@@ -257,7 +274,10 @@ def report(result):
         f" only in {names[1]} {len(only[names[1]])}, non-unique"
         f" {len(result['hot_non_unique'])}; in objects the series changes"
         f" {len(result['hot_series'])}, of which placed differently"
-        f" {len(result['hot_series_differs'])} (the series' doing, not counted)")
+        f" {len(result['hot_series_differs'])} (the series' doing, not counted);"
+        f" cold parts and trampolines {result['hot_cold']}, of which placed"
+        f" differently {len(result['hot_cold_differs'])} (not run per packet,"
+        f" not counted)")
     return "\n".join(lines + table(result))
 
 

@@ -210,3 +210,27 @@ def test_series_functions_are_reported_apart(tmp_path):
     hot = tmp_path / "hot.txt"
     hot.write_text("nft_.*\ne1000_.*\n")
     assert layout.main([a, b, "--check", "--quiet", "--hotpath", str(hot)]) == 0
+
+
+def test_cold_parts_and_trampolines_are_reported_apart(tmp_path):
+    """A .cold part or a static-call trampoline that crosses a page in one
+    image only is listed in hot_cold_differs, never in hot_crossing_differs,
+    and --check passes; the same for the function itself fails."""
+    a = write_image(tmp_path / "a", [("nft_do_chain", BASE + 0x1000, 0x10),
+                                     ("nft_do_chain.cold", BASE + 0x5ff8, 0x10),
+                                     ("__SCT__tp_func_nft_x", BASE + 0x6ff8, 0x10),
+                                     ("e1000_clean.cold.2", BASE + 0x7000, 0x10)])
+    b = write_image(tmp_path / "b", [("nft_do_chain", BASE + 0x1000, 0x10),
+                                     ("nft_do_chain.cold", BASE + 0x5f00, 0x10),
+                                     ("__SCT__tp_func_nft_x", BASE + 0x6f00, 0x10),
+                                     ("e1000_clean.cold.2", BASE + 0x7000, 0x10)])
+    hot = [r"nft_.*", r"e1000_.*", r"__SCT__tp_func_nft_.*"]
+    r = layout.compare(layout.load(a), layout.load(b), hot)
+    assert r["hot_crossing_differs"] == [] and r["hot_offset_differs"] == []
+    assert r["hot_cold"] == 3
+    assert sorted(r["hot_cold_differs"]) == ["__SCT__tp_func_nft_x", "nft_do_chain.cold"]
+    hotfile = tmp_path / "hot.txt"
+    hotfile.write_text("\n".join(hot) + "\n")
+    assert layout.main([a, b, "--check", "--quiet", "--hotpath", str(hotfile)]) == 0
+    assert layout.is_cold("x.cold") and layout.is_cold("x.cold.12")
+    assert not layout.is_cold("x.cold_path") and not layout.is_cold("coldplug")
