@@ -113,10 +113,14 @@ EOF
 log "wrote ${out#"$top"/}/: $(cd "$out" && ls [0-9]*.patch | wc -l) files, signed off by $name <$email>"
 
 # Patch 1 fixes upstream code and stands alone: also as a ready-to-send net
-# patch (build/series/net/), without the RFC and the rest of the series.
-first=$(git -C "$repo" rev-list --reverse base..HEAD | head -1)
+# patch (build/series/net/), without the RFC and the rest of the series,
+# for Intel's wired LAN tree (iwl-net), which takes e1000 fixes for net.
+# (all of rev-list's output is read: `| head -1` would kill it with SIGPIPE,
+# which pipefail turns into a failure)
+mapfile -t commits < <(git -C "$repo" rev-list --reverse base..HEAD)
+first=${commits[0]}
 git -C "$repo" -c user.name="$name" -c user.email="$email" format-patch -q \
-	--subject-prefix="PATCH net" -o "$out/net" -1 "$first"
+	--subject-prefix="PATCH iwl-net" -o "$out/net" -1 "$first"
 log "wrote ${out#"$top"/}/net/$(cd "$out/net" && ls)"
 # netdev wants a Fixes: tag on a net patch; its commit id needs upstream git.
 grep -q '^Fixes: [0-9a-f]\{12\} ("' "$out"/net/*.patch ||
