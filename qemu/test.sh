@@ -259,8 +259,8 @@ result "$([ -z "$splats" ] && echo 0 || echo 1)" two_nic_console_free_of_splats 
 # gone; the lock is released so that these tests can start runs of their own.
 lab_teardown
 # The bench's Python tests (make unit: bench/tests, pytest), each a result:
-# statistics, rows, plan, report and layout report on synthetic data (no
-# guest, seconds).
+# statistics, rows, plan, report and layout report on synthetic data, and
+# the sweeps recorded in docs/results/ re-rendered (no guest, seconds).
 PHASE=bench_unit
 host_ktap bench_unit 300 /usr/bin/python3 "$top/bench/ktap.py"
 # The compared kernels: one config but for the series, page-aligned code.
