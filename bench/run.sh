@@ -6,7 +6,7 @@
 # an order drawn at random (bench/plan.py); the other guest is paused (QMP
 # stop) while one is measured. Writes results/<UTC stamp>/{runs.csv,
 # meta.json} and calls bench/report.py, whose verdicts (verdicts.json) are
-# paired ratios with 95 % intervals (bench/stats.py).
+# paired ratios with 95 % intervals (bench/paired.py).
 #
 # Axes (environment or make variables; lists are space-separated):
 #   WEIGHTS  sysfs weight of the patched e1000      "4 8 16 32 64"
@@ -104,10 +104,6 @@ SECS=${SECS:-5} UDP64_RATE=${UDP64_RATE:-20M}
 UDP1470_RATE=${UDP1470_RATE:-} SAT_REPS=${SAT_REPS:-3} SAT_OFFER=${SAT_OFFER:-1000M}
 case ${PIN:-split} in 1) PIN=split ;; 0) PIN=none ;; *) PIN=${PIN:-split} ;; esac
 export PIN CALIB_PINS=${CALIB_PINS:-"none split client-on-vcpu"} HIST=${HIST:-1}
-stamp=$(date -u +%Y%m%dT%H%M%SZ)
-OUT=${OUT:-$top/results/$stamp}
-csv=$OUT/runs.csv
-
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$top/results/$stamp}
 csv=$OUT/runs.csv
@@ -317,23 +313,10 @@ PY
 lab_init bench
 mkdir -p "$OUT"
 STATUS=running
-# zeroloss expands to one run per frame size.
-expand() {
-	local line=$1 prof
-	prof=$(cut -f11 <<<"$line")
-	if [ "$prof" = zeroloss ]; then
-		sed 's/\tzeroloss\t/\tzeroloss1470\t/' <<<"$line"
-		sed 's/\tzeroloss\t/\tzeroloss64\t/' <<<"$line"
-	else
-		echo "$line"
-	fi
-}
-# plan_rep REP: the runs of one repetition, in $OUT/plan-REP.tsv
+# plan_rep REP: the runs of one repetition, in $OUT/plan-REP.tsv (plan.py
+# makes zeroloss one run per frame size, zeroloss1470 and zeroloss64).
 plan_rep() {
-	local l
-	python3 "$top/bench/plan.py" "$1" > "$OUT/plan-$1.raw"
-	while IFS= read -r l; do expand "$l"; done < "$OUT/plan-$1.raw" > "$OUT/plan-$1.tsv"
-	rm -f "$OUT/plan-$1.raw"
+	python3 "$top/bench/plan.py" "$1" > "$OUT/plan-$1.tsv"
 }
 if [ "$REPS" = auto ]; then
 	reps_first=$MIN_REPS reps_last=$MAX_REPS

@@ -43,6 +43,15 @@ def test_plan_one_nic_profiles_unchanged_by_new_axes():
         assert len(r) == 15 and r[11] == "-" and r[12] == "0", r
 
 
+def test_plan_splits_zeroloss_by_frame_size():
+    """zeroloss is two pairs, 1470 B and 64 B payloads (bench/run.sh runs the
+    plan's lines as they are)."""
+    profiles = [r[10] for r in plan(WEIGHTS="64", REFILL="16", PROFILES="zeroloss tcp",
+                                    CALIB="0", HIST="0")]
+    assert sorted(profiles) == ["tcp", "tcp", "zeroloss1470", "zeroloss1470",
+                                "zeroloss64", "zeroloss64"], profiles
+
+
 def test_plan_share_profiles():
     """share is always adaptive off, share-adaptive always on (once, not per
     ADAPTIVE value), both at every WEIGHTS x WEIGHTS_ETH1 x COST; every
