@@ -8,7 +8,9 @@ RESULT: iperf3 --json output, a ping output (profile idle), or "-".
 k=v: the run's parameters (kernel, role, weight, ..., rep, secs, offered_mbps)
 and link_drops (the host qdisc's drops on tap0, measured by run.sh); for a
 zero-loss run trials=FILE, the bisection's trials (zl_trial in run.sh);
-error=TEXT when run.sh already knows the run failed.
+error=TEXT when run.sh already knows the run failed. Every other k must be
+a column: an unknown one (a typo) stops with exit status 2, nothing
+written.
 
 Every run gets a row. status is ok, or failed with the first reason in error:
 the run's own error, counters that could not be read (a snapshot missing or
@@ -289,6 +291,21 @@ def guest_not_the_limit(row):
     return ""
 
 
+def append(csv_path, row):
+    """Append a row to runs.csv, its header first when the file is new. A
+    key that is not one of COLUMNS (a mistyped k=v) raises ValueError and
+    writes nothing, rather than vanish from the row."""
+    unknown = sorted(set(row) - set(COLUMNS))
+    if unknown:
+        raise ValueError("not a column of runs.csv: %s" % ", ".join(unknown))
+    new = not os.path.exists(csv_path)
+    with open(csv_path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        if new:
+            w.writeheader()
+        w.writerow(row)
+
+
 def main():
     csv_path, before, after, tap0, tap1, result = sys.argv[1:7]
     row = dict(a.split("=", 1) for a in sys.argv[7:])
@@ -349,12 +366,11 @@ def main():
     errors = [e for e in errors if e]
     row["status"] = "failed" if errors else "ok"
     row["error"] = "; ".join(errors)
-    new = not os.path.exists(csv_path)
-    with open(csv_path, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
-        if new:
-            w.writeheader()
-        w.writerow(row)
+    try:
+        append(csv_path, row)
+    except ValueError as e:
+        print("row.py: %s" % e, file=sys.stderr)
+        return 2
     if errors:
         print("\nbench: run failed (kept in runs.csv, left out of every figure): %s"
               % row["error"], file=sys.stderr)
