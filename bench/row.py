@@ -46,6 +46,8 @@ import os
 import re
 import sys
 
+import schema
+
 COLUMNS = [
     "status", "error", "pair",
     "kernel", "role", "weight", "refill", "adaptive", "defer",
@@ -239,17 +241,16 @@ def two_nics(row, a, b, peer, poll, errors):
 
 def host_limited(row, errors):
     """A router run whose receiver (on the host) dropped more than 0.1 % of
-    what reached it (what it received plus what its socket dropped; under
-    a flood the guest forwards only part of what was sent) measured the
-    host, not the guest: it fails and never counts."""
+    what reached it (schema.receiver_limited: what it received plus what its
+    socket dropped; under a flood the guest forwards only part of what was
+    sent) measured the host, not the guest: it fails and never counts."""
     try:
         drops, sent, lost = (int(row.get(k)) for k in ("rcv_sock_drops", "sent", "lost"))
     except (TypeError, ValueError):
         return
-    reached = sent - lost + drops
-    if row.get("profile") == "router" and drops * 1000 > reached > 0:
+    if row.get("profile") == "router" and schema.receiver_limited(sent, lost, drops):
         errors.append("host-limited: the receiver's socket on the host dropped %d of the "
-                      "%d datagrams that reached it" % (drops, reached))
+                      "%d datagrams that reached it" % (drops, sent - lost + drops))
 
 
 # A flood whose question is how the guest divides its CPU (share,
