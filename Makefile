@@ -13,7 +13,7 @@ export WEIGHTS WEIGHTS_ETH1 TARGET POLL_TRACE ROUTER_PDR REFILL ADAPTIVE DEFER R
 # Targets run in the order written: the knobs are checked before anything runs.
 .NOTPARALLEL:
 
-.PHONY: all deps kernel baseline baseline-pad initramfs boot smoke test bench aa report check clean distclean \
+.PHONY: all deps kernel baseline baseline-pad initramfs boot smoke test unit bench aa report check clean distclean \
 	args-lab args-bench args-aa args-report
 
 # Every knob is checked before any install, build or run: one line and exit
@@ -84,6 +84,12 @@ boot: args-lab kernel initramfs
 ## tests (they run make bench, so both kernels); ends "N passed, N failed"
 test: args-lab kernel baseline initramfs
 	@qemu/test.sh
+
+## make unit: the bench's Python tests (bench/tests, pytest) in seconds: no kernel, no
+## root, no network; make test runs them too. Needs python3-pytest, -scipy and
+## -matplotlib (make deps installs them, as root): unit itself installs nothing
+unit:
+	@/usr/bin/python3 -m pytest -q -p no:cacheprovider bench/tests
 
 ## make check: checkpatch --strict on patches/, W=1 and sparse on the touched files
 check: kernel

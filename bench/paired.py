@@ -12,9 +12,9 @@ Two estimators, chosen by what the metric can be:
   are summarised by their Hodges-Lehmann estimate (the median of the Walsh
   averages) with the exact distribution-free confidence interval that
   inverts the Wilcoxon signed-rank test (Hollander & Wolfe). With fewer
-  than 6 pairs no interval of 95 % exists (the most extreme outcome of 5
-  pairs has two-sided p = 1/16): the interval is then unbounded and the
-  verdict inconclusive, which is what the data can say.
+  than 6 pairs (MIN_PAIRS) no interval of 95 % exists (the most extreme
+  outcome of 5 pairs has two-sided p = 1/16): the interval is then
+  unbounded and the verdict inconclusive, which is what the data can say.
 * ``count``: a count that can be 0 in a run (drops, lost datagrams). The
   ratio of the means over the pairs, with a percentile bootstrap interval
   over pairs (10000 resamples, fixed seed). When every baseline value is 0
@@ -38,6 +38,10 @@ import math
 import random
 
 ALPHA = 0.05
+# The fewest pairs (or runs) with an exact two-sided 1 - ALPHA interval of
+# the signed-rank family: the most extreme of n pairs has one-sided p 2^-n,
+# which must not exceed ALPHA / 2 (6 for 95 %: 5 pairs give 1/32).
+MIN_PAIRS = next(n for n in itertools.count(1) if 0.5 ** n <= ALPHA / 2)
 
 
 def signed_rank_counts(n):
@@ -179,7 +183,7 @@ def compare(pairs, target, kind="ratio", seed=1):
             sign = 1 if higher else -1
             out["p"] = wilcoxon_greater([sign * (v - math.log(t)) for v in lr])
             return out
-    if n < 6:  # as for ratios: too few pairs for a 95 % statement
+    if n < MIN_PAIRS:  # as for ratios: too few pairs for a 95 % statement
         out.update(ratio=(sum(p) / sum(b)) if sum(b) else None, ci_low=0.0,
                    ci_high=math.inf)
         return out
@@ -205,8 +209,8 @@ def ratio_interval(values, alpha=ALPHA):
     """One sample of ratios (one per run, e.g. a NIC's CPU share over its
     weight share, measured within the run): the Hodges-Lehmann centre of
     their logs and its exact interval, back as ratios. Returns (est, lo,
-    hi, n); lo, hi are 0, inf below 6 runs (no 95 % interval); None when
-    no run has a value. A ratio of 0 (a NIC that got nothing) has no log:
+    hi, n); lo, hi are 0, inf below MIN_PAIRS runs (no 95 % interval); None
+    when no run has a value. A ratio of 0 (a NIC that got nothing) has no log:
     it counts as RATIO_FLOOR, below any other, so that the rank-based
     interval keeps it where it belongs instead of losing the run."""
     v = [max(float(x), RATIO_FLOOR) for x in values if x is not None]
@@ -217,7 +221,7 @@ def ratio_interval(values, alpha=ALPHA):
 
 
 def has_interval(iv):
-    """Whether ratio_interval gave a bounded interval (6 runs or more)."""
+    """Whether ratio_interval gave a bounded interval (MIN_PAIRS runs or more)."""
     return iv is not None and iv[1] > 0 and not math.isinf(iv[2])
 
 

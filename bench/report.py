@@ -22,6 +22,9 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import paired  # noqa: E402
 import row  # noqa: E402
+import schema  # noqa: E402
+
+PDR = "PDR " + schema.percent(schema.LOSS_MAX)  # "PDR 0.1 %"
 
 CONFIG = ("kernel", "role", "weight", "refill", "adaptive", "idle_limit",
           "defer", "ring", "fifo", "link", "cost")
@@ -235,8 +238,8 @@ def value(r, key):
 # The goals of docs/results.md: (metric, label, profile, target, estimator).
 # "No worse" goals carry their margin in the target (<= 1.05x).
 GOALS = (
-    ("pdr_mbps", "PDR 0.1 % rate, 1470 B (Mbit/s)", "zeroloss1470", ">= 1.25x", "ratio"),
-    ("pdr_kpps", "PDR 0.1 % rate, 64 B payload / 106 B frame (kpps)", "zeroloss64",
+    ("pdr_mbps", PDR + " rate, 1470 B (Mbit/s)", "zeroloss1470", ">= 1.25x", "ratio"),
+    ("pdr_kpps", PDR + " rate, 64 B payload / 106 B frame (kpps)", "zeroloss64",
      ">= 1.25x", "ratio"),
     ("mbps", "TCP 1 stream (Mbit/s)", "tcp", ">= 1.25x", "ratio"),
     ("fifo_drops", "TCP 1 stream FIFO drops", "tcp", "<= 0.5x", "count"),
@@ -264,7 +267,7 @@ RESOLUTION = (
     ("irq_per_1000", "UDP 1470 B interrupts per 1000 packets", "udp1470", "", 10),
     ("kpps", "UDP 64 B packet rate", "udp64", "", 5),
     ("mbps", "Router: forwarded rate under the flood", "router", "", 3),
-    ("pdr_mbps", "Router: PDR 0.1 % rate", "router", "", 5),
+    ("pdr_mbps", "Router: " + PDR + " rate", "router", "", 5),
     ("kpps", "Share: eth0's delivered rate", "share", "eth0", 3),
     ("kpps", "Share: eth1's delivered rate", "share", "eth1", 3),
     ("pkt_share", "Share: eth0's packet share", "share", "eth0", 3),
@@ -395,7 +398,7 @@ def write_verdicts(d, vrows):
             "p_holm", "target", "verdict")
     data = [{k: finite(r[k]) if k in ("ratio", "ci_low", "ci_high", "p_holm") else r[k]
              for k in keys} for r in vrows]
-    for o in data:  # an unbounded interval (fewer than 6 pairs) has no ends
+    for o in data:  # an unbounded interval (fewer than MIN_PAIRS) has no ends
         if o["ci_high"] is None:
             o["ci_low"] = None
     tmp = os.path.join(d, ".verdicts.json.tmp")
@@ -408,7 +411,7 @@ def ci_text(r):
     if r["ci_low"] is None:
         return "-"
     if math.isinf(r["ci_high"]):
-        return "unbounded (< 6 pairs)"
+        return "unbounded (< %d pairs)" % paired.MIN_PAIRS
     return "%.3f - %.3f" % (r["ci_low"], r["ci_high"])
 
 
@@ -585,9 +588,10 @@ def zeroloss_table(rows):
     if not zl:
         return []
     out = ["## Zero-loss: what ended the bisection", "",
-           "Per configuration: the rate found (highest offered rate with at most 0.1 % "
+           "Per configuration: the rate found (highest offered rate with at most %s "
            "loss), the lowest rate that lost more, and where that trial's datagrams died "
-           "(counted around that trial alone); median [min-max] over the repetitions.", "",
+           "(counted around that trial alone); median [min-max] over the repetitions."
+           % schema.percent(schema.LOSS_MAX), "",
            "| frame | kernel | weight | refill | adaptive | idle limit | defer | ring | fifo | "
            "link | zero-loss Mbit/s | first failing Mbit/s | its loss % | FIFO | host link | "
            "socket | softnet | no place | trials |",
@@ -824,8 +828,10 @@ def has_targets(runs):
 
 
 TARGET_HEAD = ("poll target eth0/eth1, quota_min | ", "---|")
-# The adaptive quota's goal (issue 14): a share within +-10 % of the weight's
-SHARE_BAND = (0.9, 1.1)
+# The adaptive quota's goal (issue 14): a share within schema.SHARE_BAND of
+# the weight's share, as the bounds of the ratio and as the reports write it.
+SHARE_BAND = (1 - schema.SHARE_BAND, 1 + schema.SHARE_BAND)
+BAND = "+-" + schema.percent(schema.SHARE_BAND)  # "+-10 %"
 
 
 def share_tables(rows):
@@ -836,7 +842,8 @@ def share_tables(rows):
 
 
 def iv_cell(iv, digits=2):
-    """HL [95 % interval] of paired.ratio_interval; "no interval" below 6."""
+    """HL [95 % interval] of paired.ratio_interval; "no interval" below
+    MIN_PAIRS runs."""
     if iv is None:
         return "-"
     f = "%%.%df" % digits
@@ -856,7 +863,7 @@ def share_verdicts(runs):
     """Statements 1-3 of issue 14 as tests: each NIC's packet and CPU share
     over its weight share, the centre of the runs (Hodges-Lehmann of the
     log ratios) with its exact 95 % interval (inverted signed-rank test,
-    6 runs or more), and whether it lies within +-10 % of the weight share
+    MIN_PAIRS runs or more), and whether it lies within BAND of the weight share
     (met: the whole interval inside; not_met: wholly outside)."""
     if not runs:
         return []
@@ -864,9 +871,9 @@ def share_verdicts(runs):
     out = ["### Shares against the weight share, with 95 % intervals", "",
            "Per configuration, over its runs: the centre (Hodges-Lehmann estimate of the "
            "log ratios) of each NIC's share over its weight share, with the exact 95 % "
-           "interval that inverts the signed-rank test (none below 6 runs). The shares are "
+           "interval that inverts the signed-rank test (none below {n} runs). The shares are "
            "measured inside each run (both NICs at once), so no pairing with the baseline is "
-           "needed; the baseline has packet shares only. Within +-10 %: `met` when the whole "
+           "needed; the baseline has packet shares only. Within {band}: `met` when the whole "
            "interval lies in {:.2f}-{:.2f}x for both NICs, `not_met` when it lies wholly outside "
            "for one of them, else `inconclusive`; one verdict per row, not corrected for the "
            "number of rows. A share of 0 counts as the lowest ratio (it has no log). With "
@@ -874,10 +881,10 @@ def share_verdicts(runs):
            "the adaptive quota (`share-adaptive`) it moves away from it, and with poll "
            "targets that follow the weights (TARGET weight or per-weight) the CPU share "
            "is what should follow (with TARGET fixed both NICs aim at the same 500 us)."
-           .format(*SHARE_BAND), "",
+           .format(*SHARE_BAND, n=paired.MIN_PAIRS, band=BAND), "",
            "| profile | kernel | weights eth0/eth1 | refill | " + (TARGET_HEAD[0] if tg else "")
            + "COST | runs | packets x weight eth0 | packets x weight eth1 | packets within "
-           "+-10 % | CPU x weight eth0 | CPU x weight eth1 | CPU within +-10 % |",
+           "%s | CPU x weight eth0 | CPU x weight eth1 | CPU within %s |" % (BAND, BAND),
            "|" + "---|" * 12 + (TARGET_HEAD[1] if tg else "")]
     for k, rr in share_groups(runs):
         ivs = [paired.ratio_interval([r.get(c) for r in rr]) for c in ("p0x", "p1x", "c0x", "c1x")]
@@ -907,17 +914,17 @@ def share_summary(runs):
            "of `e1000:e1000_napi_poll`'s `ns`: patched kernel only; the baseline has no such "
            "tracepoint). `x weight`: a share over its weight share, for eth0 and eth1 (1.00: "
            "exactly the weight's share). The goal of the adaptive quota (issue 14): the CPU "
-           "share of both NICs within +-10 % of their weight share (0.90-1.10x). ns/pkt: "
+           "share of both NICs within %s of their weight share (%.2f-%.2fx). ns/pkt: "
            "a NIC's polls' ns / their packets. Median [min-max] over the repetitions; every "
-           "run counted needs both of its rows ok."
+           "run counted needs both of its rows ok." % ((BAND,) + SHARE_BAND)
            + (" Poll target: share-adaptive's poll_target_usecs of eth0/eth1 and quota_min "
               "(TARGET fixed: the driver's 500 and 8; weight: 500 w / max(w_eth0, w_eth1) "
               "and 1; per-weight: 500 w / 64 and 1)." if tg else ""), "",
            "| profile | kernel | weights eth0/eth1 | refill | " + (TARGET_HEAD[0] if tg else "")
            + "COST | n | weight share eth0 | "
            "packet share eth0 | packets x weight eth0 / eth1 | CPU share eth0 | "
-           "CPU x weight eth0 | CPU x weight eth1 | within +-10 % | ns/pkt eth0 | ns/pkt eth1 | "
-           "quota eth0 | quota eth1 | Mbit/s eth0 + eth1 |",
+           "CPU x weight eth0 | CPU x weight eth1 | within %s | ns/pkt eth0 | ns/pkt eth1 | "
+           "quota eth0 | quota eth1 | Mbit/s eth0 + eth1 |" % BAND,
            "|" + "---|" * 18 + (TARGET_HEAD[1] if tg else "")]
     for k, rr in share_groups(runs):
         within = [r for r in rr if r.get("c0x") is not None]
@@ -1035,14 +1042,15 @@ def router_table(rows):
            "The host sends UDP 1470 B from tap0's netns to tap1's address through the guest "
            "(ip_forward); the receiver is in tap1's netns. Forwarding rate: what arrived when "
            "offered SAT_OFFER, with ping through the guest at 100/s beside it (RTT under "
-           "load). PDR 0.1 %: the highest offered rate with at most 0.1 % loss (bisection, "
+           "load). %s: the highest offered rate with at most %s loss (bisection, "
            "confirmed by a trial twice as long). Drops by place, during the flood: the tap "
            "(FIFO), the host's qdisc (link), eth0's ring (`rx_missed`), the guest between "
            "eth0 and eth1 (forward/TX: eth0's received packets that eth1 did not send), the "
            "receiver's socket, and what no counter saw (signed). vs baseline: the pairs' "
-           "ratio patched / baseline (Hodges-Lehmann; a 95 % interval needs 6 pairs).", "",
+           "ratio patched / baseline (Hodges-Lehmann; a 95 %% interval needs %d pairs)."
+           % (PDR, schema.percent(schema.LOSS_MAX), paired.MIN_PAIRS), "",
            "| kernel | weight eth0 | weight eth1 | refill | adaptive | COST | n | forwarding "
-           "Mbit/s | PDR 0.1 % Mbit/s | PDR confirmed | loss % | FIFO | link | ring | "
+           "Mbit/s | " + PDR + " Mbit/s | PDR confirmed | loss % | FIFO | link | ring | "
            "forward/TX | receiver socket | no place | RTT p50 ms | RTT p99 ms | ping lost | "
            "ns/pkt eth0 | forwarding vs baseline | PDR vs baseline |", "|" + "---|" * 23]
     g = group(rr, ROUTER_KEY)
@@ -1152,7 +1160,7 @@ def router_plot(rows, d, plt):
                                     k[3], k[4]))
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(keys)), 4))
     for j, (col, lab) in enumerate((("mbps", "forwarding rate at SAT_OFFER"),
-                                    ("offered_mbps", "PDR 0.1 %"))):
+                                    ("offered_mbps", PDR))):
         med = [metric(g[k], col) for k in keys]
         ax.bar([i + (j - 0.5) * 0.4 for i in range(len(keys))], [m[0] if m else 0 for m in med],
                width=0.4, label=lab,

@@ -8,7 +8,9 @@ RESULT: iperf3 --json output, a ping output (profile idle), or "-".
 k=v: the run's parameters (kernel, role, weight, ..., rep, secs, offered_mbps)
 and link_drops (the host qdisc's drops on tap0, measured by run.sh); for a
 zero-loss run trials=FILE, the bisection's trials (zl_trial in run.sh);
-error=TEXT when run.sh already knows the run failed.
+error=TEXT when run.sh already knows the run failed. Every other k must be
+a column: an unknown one (a typo) stops with exit status 2, nothing
+written.
 
 Every run gets a row. status is ok, or failed with the first reason in error:
 the run's own error, counters that could not be read (a snapshot missing or
@@ -43,6 +45,8 @@ import json
 import os
 import re
 import sys
+
+import schema
 
 COLUMNS = [
     "status", "error", "pair",
@@ -237,17 +241,16 @@ def two_nics(row, a, b, peer, poll, errors):
 
 def host_limited(row, errors):
     """A router run whose receiver (on the host) dropped more than 0.1 % of
-    what reached it (what it received plus what its socket dropped; under
-    a flood the guest forwards only part of what was sent) measured the
-    host, not the guest: it fails and never counts."""
+    what reached it (schema.receiver_limited: what it received plus what its
+    socket dropped; under a flood the guest forwards only part of what was
+    sent) measured the host, not the guest: it fails and never counts."""
     try:
         drops, sent, lost = (int(row.get(k)) for k in ("rcv_sock_drops", "sent", "lost"))
     except (TypeError, ValueError):
         return
-    reached = sent - lost + drops
-    if row.get("profile") == "router" and drops * 1000 > reached > 0:
+    if row.get("profile") == "router" and schema.receiver_limited(sent, lost, drops):
         errors.append("host-limited: the receiver's socket on the host dropped %d of the "
-                      "%d datagrams that reached it" % (drops, reached))
+                      "%d datagrams that reached it" % (drops, sent - lost + drops))
 
 
 # A flood whose question is how the guest divides its CPU (share,
@@ -287,6 +290,21 @@ def guest_not_the_limit(row):
                 "than %d %%: its ring ran empty, so its weight could not bind)" % (
                     row.get("nic") or "eth0", 100.0 * full / polls, polls, 100 * QUOTA_FULL_MIN))
     return ""
+
+
+def append(csv_path, row):
+    """Append a row to runs.csv, its header first when the file is new. A
+    key that is not one of COLUMNS (a mistyped k=v) raises ValueError and
+    writes nothing, rather than vanish from the row."""
+    unknown = sorted(set(row) - set(COLUMNS))
+    if unknown:
+        raise ValueError("not a column of runs.csv: %s" % ", ".join(unknown))
+    new = not os.path.exists(csv_path)
+    with open(csv_path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        if new:
+            w.writeheader()
+        w.writerow(row)
 
 
 def main():
@@ -349,12 +367,11 @@ def main():
     errors = [e for e in errors if e]
     row["status"] = "failed" if errors else "ok"
     row["error"] = "; ".join(errors)
-    new = not os.path.exists(csv_path)
-    with open(csv_path, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
-        if new:
-            w.writeheader()
-        w.writerow(row)
+    try:
+        append(csv_path, row)
+    except ValueError as e:
+        print("row.py: %s" % e, file=sys.stderr)
+        return 2
     if errors:
         print("\nbench: run failed (kept in runs.csv, left out of every figure): %s"
               % row["error"], file=sys.stderr)

@@ -6,7 +6,7 @@
 # an order drawn at random (bench/plan.py); the other guest is paused (QMP
 # stop) while one is measured. Writes results/<UTC stamp>/{runs.csv,
 # meta.json} and calls bench/report.py, whose verdicts (verdicts.json) are
-# paired ratios with 95 % intervals (bench/stats.py).
+# paired ratios with 95 % intervals (bench/paired.py).
 #
 # Axes (environment or make variables; lists are space-separated):
 #   WEIGHTS  sysfs weight of the patched e1000      "4 8 16 32 64"
@@ -104,10 +104,6 @@ SECS=${SECS:-5} UDP64_RATE=${UDP64_RATE:-20M}
 UDP1470_RATE=${UDP1470_RATE:-} SAT_REPS=${SAT_REPS:-3} SAT_OFFER=${SAT_OFFER:-1000M}
 case ${PIN:-split} in 1) PIN=split ;; 0) PIN=none ;; *) PIN=${PIN:-split} ;; esac
 export PIN CALIB_PINS=${CALIB_PINS:-"none split client-on-vcpu"} HIST=${HIST:-1}
-stamp=$(date -u +%Y%m%dT%H%M%SZ)
-OUT=${OUT:-$top/results/$stamp}
-csv=$OUT/runs.csv
-
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$top/results/$stamp}
 csv=$OUT/runs.csv
@@ -317,23 +313,10 @@ PY
 lab_init bench
 mkdir -p "$OUT"
 STATUS=running
-# zeroloss expands to one run per frame size.
-expand() {
-	local line=$1 prof
-	prof=$(cut -f11 <<<"$line")
-	if [ "$prof" = zeroloss ]; then
-		sed 's/\tzeroloss\t/\tzeroloss1470\t/' <<<"$line"
-		sed 's/\tzeroloss\t/\tzeroloss64\t/' <<<"$line"
-	else
-		echo "$line"
-	fi
-}
-# plan_rep REP: the runs of one repetition, in $OUT/plan-REP.tsv
+# plan_rep REP: the runs of one repetition, in $OUT/plan-REP.tsv (plan.py
+# makes zeroloss one run per frame size, zeroloss1470 and zeroloss64).
 plan_rep() {
-	local l
-	python3 "$top/bench/plan.py" "$1" > "$OUT/plan-$1.raw"
-	while IFS= read -r l; do expand "$l"; done < "$OUT/plan-$1.raw" > "$OUT/plan-$1.tsv"
-	rm -f "$OUT/plan-$1.raw"
+	python3 "$top/bench/plan.py" "$1" > "$OUT/plan-$1.tsv"
 }
 if [ "$REPS" = auto ]; then
 	reps_first=$MIN_REPS reps_last=$MAX_REPS
@@ -527,13 +510,15 @@ iperf() {
 	[ -z "$ping_pid" ] || wait "$ping_pid" || true
 }
 
-# The verdict of one UDP trial: ok (at most 0.1 % lost), fail (more), or
-# error (no result: iperf3 failed, never connected, or its JSON is missing
-# or broken; an error says nothing about the rate).
+# The verdict of one UDP trial: ok (at most 0.1 % lost: bench/schema.py),
+# fail (more), or error (no result: iperf3 failed, never connected, or its
+# JSON is missing or broken; an error says nothing about the rate).
 udp_verdict() {
-	python3 - "$1" <<'PY'
+	python3 - "$top/bench" "$1" <<'PY'
 import json, sys
-path = sys.argv[1]
+sys.path.insert(0, sys.argv[1])
+import schema
+path = sys.argv[2]
 try:
     rc = int(open(path + ".rc").read())
     s = json.load(open(path))["end"]["sum"]
@@ -544,7 +529,7 @@ except (OSError, ValueError, KeyError, TypeError):
 if rc != 0 or sent <= 0:
     print("error")
 else:
-    print("ok" if lost * 1000 <= sent else "fail")
+    print(schema.trial_verdict(sent, lost))
 PY
 }
 
@@ -572,15 +557,18 @@ zl_trial() {
 	c1=$(zl_counters)
 	verdict=$(udp_verdict "$out.try")
 	# A router trial that failed only by the host's receiver (its socket
-	# dropped more than 0.1 % of what was sent, and the rest of the loss
-	# is within 0.1 %) measured the host, not the guest: an error (tried
-	# once more, then the run fails), never a lower rate.
+	# dropped more than 0.1 % of what reached it, and the rest of the loss
+	# would have passed: bench/schema.py) measured the host, not the guest:
+	# an error (tried once more, then the run fails), never a lower rate.
 	if [ "${ZL_ROUTER:-0}" = 1 ] && [ "$verdict" = fail ] &&
-		python3 - "$out.try" "$(echo "$c0" | cut -d' ' -f3)" "$(echo "$c1" | cut -d' ' -f3)" <<'PY'
+		python3 - "$top/bench" "$out.try" "$(echo "$c0" | cut -d' ' -f3)" \
+			"$(echo "$c1" | cut -d' ' -f3)" <<'PY'
 import json, sys
-s = json.load(open(sys.argv[1]))["end"]["sum"]
-sent, lost, sock = int(s["packets"]), int(s["lost_packets"]), int(sys.argv[3]) - int(sys.argv[2])
-sys.exit(0 if sock * 1000 > sent and (lost - sock) * 1000 <= sent else 1)
+sys.path.insert(0, sys.argv[1])
+import schema
+s = json.load(open(sys.argv[2]))["end"]["sum"]
+sent, lost, sock = int(s["packets"]), int(s["lost_packets"]), int(sys.argv[4]) - int(sys.argv[3])
+sys.exit(0 if schema.receiver_limited_trial(sent, lost, sock) else 1)
 PY
 	then
 		verdict=error

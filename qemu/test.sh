@@ -262,10 +262,11 @@ result "$([ -z "$splats" ] && echo 0 || echo 1)" two_nic_console_free_of_splats 
 # interrupted runs leave nothing behind; one run at a time. The guest is
 # gone; the lock is released so that these tests can start runs of their own.
 lab_teardown
-# The bench's statistics on synthetic data (no guest, a second).
-PHASE=paired_statistics
-host_ktap paired_statistics 120 /usr/bin/python3 "$top/bench/test_paired.py"
-host_ktap two_nic_bench 120 /usr/bin/python3 "$top/bench/test_twonic.py"
+# The bench's Python tests (make unit: bench/tests, pytest), each a result:
+# statistics, rows, plan, report and layout report on synthetic data, and
+# the sweeps recorded in docs/results/ re-rendered (no guest, seconds).
+PHASE=bench_unit
+host_ktap bench_unit 300 /usr/bin/python3 "$top/bench/ktap.py"
 # The compared kernels: one config but for the series, page-aligned code.
 PHASE=layout
 host_ktap layout 300 "$top/qemu/hosttests/layout"

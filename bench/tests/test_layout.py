@@ -1,16 +1,11 @@
-#!/usr/bin/env python3
-"""Tests of bench/layout.py on synthetic symbol tables (pytest):
-
-    python3 -m pytest -q bench/test_layout.py
-"""
+"""Tests of bench/layout.py on synthetic symbol tables."""
 import json
 import os
 import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import layout  # noqa: E402
+import layout
 
 BASE = 0xFFFFFFFF81000000
 HOT = [r"nft_.*", r"e1000_.*"]
@@ -155,7 +150,8 @@ def test_cli_bad_input_exits_2(tmp_path, capsys):
 
 def test_cli_as_a_script(tmp_path):
     d = write_image(tmp_path / "a", [("nft_do_chain", BASE, 16)])
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "layout.py")
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "layout.py")
 
     def status(*args):
         return subprocess.run([sys.executable, script, *args], capture_output=True).returncode

@@ -1,0 +1,51 @@
+"""The bench's thresholds that more than one place applies, each defined
+here once: the Python modules import them, and so do the Python snippets
+of bench/run.sh (its trial verdicts).
+
+LOSS_MAX, 0.1 %: a zero-loss (RFC 2544) trial passes when at most this share
+of what was sent was lost; the PDR is the highest rate that passes. The
+host's receiver (the router's, in tap1's netns) limited a measurement when
+its socket dropped more than this share of the datagrams that reached it:
+what it received (sent - lost) plus what it dropped. Of what reached it,
+not of what was sent: under a flood most of what is sent dies before the
+receiver (in the FIFO, the ring, the guest), and the question is whether
+the receiver kept up with what it was given; a share of what was sent
+would let a receiver that dropped 1 in 250 pass as 1 in 1000. During a PDR
+trial nearly all of it reaches the receiver and the two hardly differ.
+Exact: a Fraction, so that 1 in 1000 is never lost to rounding.
+
+SHARE_BAND, +-10 %: the adaptive quota's goal (issue 14), a NIC's share
+within this of its weight's share.
+
+The fewest pairs for a 95 % interval (6) follows from the test's level:
+paired.MIN_PAIRS, beside paired.ALPHA.
+"""
+from fractions import Fraction
+
+LOSS_MAX = Fraction(1, 1000)
+SHARE_BAND = 0.10
+
+
+def percent(share):
+    """A share as the reports write it: 0.1 %, 10 %."""
+    return "%g %%" % (100 * float(share))
+
+
+def trial_verdict(sent, lost):
+    """A zero-loss trial: "ok" when at most LOSS_MAX of what was sent was
+    lost, else "fail"."""
+    return "ok" if lost <= LOSS_MAX * sent else "fail"
+
+
+def receiver_limited(sent, lost, drops):
+    """Whether the host's receiver dropped more than LOSS_MAX of the
+    datagrams that reached it (lost counts its drops too)."""
+    reached = sent - lost + drops
+    return reached > 0 and drops > LOSS_MAX * reached
+
+
+def receiver_limited_trial(sent, lost, drops):
+    """A failed trial that measured the host: the receiver was limited and
+    the rest of the loss alone would have passed."""
+    return receiver_limited(sent, lost, drops) and trial_verdict(sent, lost - drops) == "ok"
+
