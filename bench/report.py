@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import paired  # noqa: E402
 import row  # noqa: E402
 import schema  # noqa: E402
+import verdicts  # noqa: E402
 
 PDR = "PDR " + schema.percent(schema.LOSS_MAX)  # "PDR 0.1 %"
 
@@ -319,21 +320,46 @@ def config_label(env, meta):
         env["ring"], env["fifo"], link)
 
 
-def verdict_rows(rows, meta):
-    """verdicts.json: one object per goal measured in this sweep."""
+def excluded(match):
+    """[{kernel, pair, why}]: the sweep runs recorded but failed (host-limited
+    among them) that match, one per run (a share run has two rows)."""
+    seen = {}
+    for r in ALL:
+        if r["status"] != "ok" and r["role"] == "sweep" and match(r):
+            seen.setdefault((r["kernel"], r.get("pair") or "rep-" + r["rep"]), r["error"])
+    return [{"kernel": k, "pair": p, "why": why} for (k, p), why in sorted(seen.items())]
+
+
+def is_default(r):
+    """The patched kernel at its defaults (defaults_cfg's rule, for one row)."""
+    return (r["kernel"] == "patched" and r["weight"] == "64" and r["refill"] == "16"
+            and r["adaptive"] == "off" and r["idle_limit"] == "0" and r["defer"] == "0"
+            and r["cost"] == "0")
+
+
+def goal_specs(rows, meta):
+    """The goals measured in this sweep, as verdicts.judge takes them."""
     env = goal_env(rows)
     cfg = config_label(env, meta)
+    settings = dict(weight="64", refill="16", adaptive="off", defer="0", **env)
     todo = []
     for key, label, prof, target, kind in GOALS:
         pr = pairs_of(rows, prof, key, env)
         if not pr and not any(r["profile"] == prof for r in ALL):
             continue  # not part of this sweep
+
+        def theirs(r, prof=prof):
+            return (r["profile"] == prof and all(r[k] == v for k, v in env.items())
+                    and (is_default(r) or r["kernel"] == "baseline" and r["defer"] == "0"))
         todo.append(dict(metric=key, profile=prof, config=cfg, target=target, kind=kind,
-                         pairs=pr, label=label))
-    out = paired.judge(todo, complete=complete(meta))
-    for o, g in zip(out, todo):
-        o["_label"] = g["label"]
-    return out
+                         pairs=pr, label=label, kind_of="goal", settings=settings,
+                         excluded=excluded(theirs)))
+    return todo
+
+
+def verdict_rows(rows, meta):
+    """The goals' records (kind goal): one per goal measured in this sweep."""
+    return verdicts.judge(goal_specs(rows, meta), complete=complete(meta))
 
 
 def aa_pairs(rows, prof, nic, key, cost):
@@ -354,31 +380,37 @@ def two_sided_p(pairs):
 
 
 def resolution_rows(rows, meta):
-    """A/A: every metric judged at every COST swept. The intervals are 95 %
-    each; the alarm (not_met) is raised only where the two-sided p of "the
-    ratio is 1" stays below 0.05 after a Holm correction over all the
-    metrics judged, since of m true 95 % intervals about 1 - 0.95^m exclude
-    1 by chance (a third of them for 8)."""
+    """A/A (records of kind aa): every metric judged at every COST swept. The
+    intervals are 95 % each; the alarm (not_met) is raised only where the
+    two-sided p of "the ratio is 1" stays below 0.05 after a Holm
+    correction over all the metrics judged, since of m true 95 % intervals
+    about 1 - 0.95^m exclude 1 by chance (a third of them for 8)."""
     costs = sorted({r["cost"] for r in rows if r["role"] == "sweep"}, key=int)
-    cfg = config_label(goal_env(rows), meta)
-    out = []
+    env = goal_env(rows)
+    cfg = config_label(env, meta)
+    out, ps = [], []
     for cost in costs:
         for key, label, prof, nic, aim in RESOLUTION:
             pr = aa_pairs(rows, prof, nic, key, cost)
             if not pr:
                 continue
             c = paired.compare(pr, ">= 1.0x")
-            out.append({"metric": key, "profile": prof + ("/" + nic if nic else ""),
-                        "config": cfg + ", cost %s" % cost, "ratio": c["ratio"],
-                        "ci_low": c["ci_low"], "ci_high": c["ci_high"], "n_pairs": c["n_pairs"],
-                        "p_holm": None, "target": "contains 1.0 (A/A)",
-                        "_p": (two_sided_p(pr) if c["ci_low"] is not None
-                               and not math.isinf(c["ci_high"]) else None),
-                        "_label": label + (" (COST %s)" % cost if cost != "0" else ""),
-                        "_note": c["note"], "_aim": aim})
-    judged = [r for r in out if r["_p"] is not None]
-    for r, a in zip(judged, paired.holm([r["_p"] for r in judged])):
-        r["p_holm"] = a
+            ps.append(two_sided_p(pr) if c["ci_low"] is not None
+                      and not math.isinf(c["ci_high"]) else None)
+            ratio, lo, hi = verdicts.interval(c["ratio"], c["ci_low"], c["ci_high"])
+
+            def theirs(r, prof=prof, nic=nic, cost=cost):
+                return r["profile"] == prof and r.get("nic", "") == nic and r["cost"] == cost
+            out.append(verdicts.record(
+                kind="aa", question=label + (" (COST %s)" % cost if cost != "0" else ""),
+                profile=prof + ("/" + nic if nic else ""), nic=nic, metric=key,
+                config=cfg + ", cost %s" % cost, settings=dict(env, cost=cost),
+                estimator="ratio", ratio=ratio, ci_low=lo, ci_high=hi, n=c["n_pairs"],
+                target=verdicts.AA_TARGET, aim=aim, verdict="inconclusive", note=c["note"],
+                excluded=excluded(theirs)))
+    judged = [i for i, p in enumerate(ps) if p is not None]
+    for i, a in zip(judged, paired.holm([ps[i] for i in judged])):
+        out[i]["p_holm"] = a
     for r in out:
         if not complete(meta):
             r["verdict"] = "incomplete"
@@ -389,104 +421,49 @@ def resolution_rows(rows, meta):
     return out
 
 
-def finite(v):
-    return None if v is None or math.isinf(v) else v
+def pdr_records(rows, meta):
+    """Records of kind pdr for the zero-loss profiles: every patched setting
+    other than the goals' (patched at its defaults at the goals' setting,
+    a goal already) against its baseline twins, paired (pairs_of's rule)."""
+    env = goal_env(rows)
+    specs = []
+    for prof, key in (("zeroloss1470", "pdr_mbps"), ("zeroloss64", "pdr_kpps")):
+        pr = [r for r in rows if r["profile"] == prof and r["role"] == "sweep"
+              and r["kernel"] == "patched"]
+        for cfg, runs in sorted(group(pr, CONFIG).items()):
+            s = dict(zip(CONFIG, cfg))
+            if is_default(runs[0]) and all(s[k] == v for k, v in env.items()):
+                continue  # the goal's
+
+            def pid(r):
+                return r.get("pair") or "rep-" + r["rep"]
+            base = {pid(r): r for r in baseline_for(rows, cfg, prof)}
+            pairs = join_pairs({pid(r): r for r in runs}, base, key)
+            mine = {pid(r) for r in ALL if r["profile"] == prof and r["role"] == "sweep"
+                    and r["kernel"] == "patched" and all(r[k] == v for k, v in s.items())}
+
+            def theirs(r, s=s, mine=mine, prof=prof):
+                return r["profile"] == prof and (
+                    all(r[k] == v for k, v in s.items())
+                    or r["kernel"] == "baseline" and (r.get("pair") or "rep-" + r["rep"]) in mine
+                    and all(r[k] == s[k] for k in ENV))
+            del s["kernel"], s["role"]
+            specs.append(dict(metric=key, profile=prof, target=verdicts.AHEAD, kind="ratio",
+                              pairs=pairs, kind_of="pdr", settings=s,
+                              label="%s: %s against the baseline" % (prof, PDR),
+                              config=setting_label(s), excluded=excluded(theirs)))
+    return specs
 
 
-def write_verdicts(d, vrows):
-    keys = ("metric", "profile", "config", "ratio", "ci_low", "ci_high", "n_pairs",
-            "p_holm", "target", "verdict")
-    data = [{k: finite(r[k]) if k in ("ratio", "ci_low", "ci_high", "p_holm") else r[k]
-             for k in keys} for r in vrows]
-    for o in data:  # an unbounded interval (fewer than MIN_PAIRS) has no ends
-        if o["ci_high"] is None:
-            o["ci_low"] = None
-    tmp = os.path.join(d, ".verdicts.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=2)
-    os.replace(tmp, os.path.join(d, "verdicts.json"))
+def setting_label(s):
+    """A patched setting in words, for a record's config."""
+    return ", ".join("%s %s" % (k.replace("_", " "), v) for k, v in s.items()
+                     if not (k == "idle_limit" and v == "0"))
 
 
-def ci_text(r):
-    if r["ci_low"] is None:
-        return "-"
-    if math.isinf(r["ci_high"]):
-        return "unbounded (< %d pairs)" % paired.MIN_PAIRS
-    return "%.3f - %.3f" % (r["ci_low"], r["ci_high"])
-
-
-def verdict_table(vrows, meta):
-    if not vrows:
-        return []
-    env_line = vrows[0]["config"]
-    out = ["## Verdicts: patched at its defaults vs baseline, paired (%s)" % env_line, "",
-           "Each pair is one patched and one baseline run of the same profile, back to "
-           "back in random order, the other guest paused. Ratio: patched / baseline "
-           "(Hodges-Lehmann over the pairs' log ratios, or the ratio of means for counts "
-           "that can be 0), its 95 % interval, and the one-sided p of the goal "
-           "Holm-corrected over the goals (bench/paired.py). `met`: the whole interval is "
-           "beyond the target; `not_met`: the whole interval is on the wrong side; "
-           "otherwise `inconclusive`.", "",
-           "| goal | pairs | ratio | 95 % CI | p (Holm) | target | verdict |",
-           "|---|---|---|---|---|---|---|"]
-    for r in vrows:
-        note = " (%s)" % r["_note"] if r.get("_note") else ""
-        out.append("| %s | %d | %s | %s | %s | %s | **%s**%s |" % (
-            r["_label"], r["n_pairs"], "%.3fx" % r["ratio"] if r["ratio"] is not None else "-",
-            ci_text(r), "%.3g" % r["p_holm"] if r["p_holm"] is not None else "-",
-            r["target"], r["verdict"], note))
-    src = meta.get("udp1470_rate_source", "given")
-    if any(r["profile"] == "udp1470" for r in vrows):
-        if src.startswith("half"):
-            out += ["", "The UDP 1470 B goals are measured at %s, half the baseline's median "
-                    "saturation rate (%s Mbit/s received when offered %s)." % (
-                        meta["udp1470_rate"], meta["saturation"]["baseline_median_mbps"],
-                        meta["saturation"]["offered"])]
-        else:
-            out += ["", "The UDP 1470 B goals are stated at half the baseline's saturation "
-                    "rate; this sweep was given UDP1470_RATE=%s instead." %
-                    meta.get("udp1470_rate", "?")]
-    return out + [""]
-
-
-def resolution_table(rrows, meta=None):
-    if not rrows:
-        return []
-    broken = [r for r in rrows if r["verdict"] == "not_met"]
-    pad = (meta or {}).get("pad") or 0
-    head = ("## Layout A/A: the baseline against itself built with %d bytes of text linked "
-            "first (layout %s)" % (pad, (meta or {}).get("layout", "?")) if pad else
-            "## A/A: the lab's resolution (baseline kernel in both slots)")
-    out = [head, "",
-           "Every metric that a verdict or comparison uses, judged at each COST swept. The "
-           "intervals are 95 %% each; an A/A fails (**NO**) only where the two-sided p of "
-           "\"the ratio is 1\" stays below 0.05 after a Holm correction over the %d metrics "
-           "judged. An interval that excludes 1 without that is shown, and counts as chance."
-           % sum(1 for r in rrows if r["p_holm"] is not None), ""]
-    if broken:
-        out += ["**THE METHOD IS BROKEN: %d A/A comparison(s) differ after the Holm "
-                "correction (%s). Two kernels of the same code differ here; no verdict of this "
-                "lab can be trusted until that is explained.**" % (
-                    len(broken), ", ".join(r["_label"] for r in broken)), ""]
-    out += ["| metric | pairs | ratio | 95 % CI | p (Holm) | resolution (CI half-width) | aim | "
-            "same |", "|---|---|---|---|---|---|---|---|"]
-    for r in rrows:
-        hw, aim = "-", "-"
-        if r["ci_low"] is not None and not math.isinf(r["ci_high"]) and r["ci_low"] > 0:
-            w = 50.0 * (r["ci_high"] - r["ci_low"]) / r["ratio"]
-            hw = "+-%.1f %%" % w
-            if r["_aim"]:
-                aim = "<= %d %%: %s" % (r["_aim"], "reached" if w <= r["_aim"] else "**not reached**")
-        elif r["_aim"]:
-            aim = "<= %d %%: no interval" % r["_aim"]
-        excl = (r["ci_low"] is not None and not math.isinf(r["ci_high"])
-                and not r["ci_low"] <= 1.0 <= r["ci_high"])
-        out.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
-            r["_label"], r["n_pairs"], "%.3fx" % r["ratio"] if r["ratio"] is not None else "-",
-            ci_text(r), "%.3g" % r["p_holm"] if r["p_holm"] is not None else "-", hw, aim,
-            {"met": "yes (the interval excludes 1: chance after Holm)" if excl else "yes",
-             "not_met": "**NO**"}.get(r["verdict"], r["verdict"])))
-    return out + [""]
+# The verdicts' tables, rendered from the records (bench/verdicts.py)
+verdict_table = verdicts.verdict_table
+resolution_table = verdicts.resolution_table
 
 
 def disturbed(rows):
@@ -670,7 +647,6 @@ def plots(rows, d):
         the median a line; the baseline's runs as points at the left edge
         and its median as a horizontal line."""
         fig, axes = plt.subplots(1, len(profs), figsize=(5 * len(profs), 4), squeeze=False)
-        drawn = False
         for ax, prof in zip(axes[0], profs):
             for i, (s, runs) in enumerate(sorted(series(rows, prof).items())):
                 xs, ys, _ = by_weight(runs, lambda rr: metric(rr, key))
@@ -685,7 +661,6 @@ def plots(rows, d):
                         px.append(int(r["weight"]) * 2 ** (0.06 * (i - 1) + 0.03 * (int(r["rep"]) % 3 - 1)))
                         py.append(v)
                 ax.scatter(px, py, s=10, alpha=0.6, color=line.get_color())
-                drawn = True
             brows = [r for r in rows if r["kernel"] == "baseline"
                      and r["role"] == "sweep" and r["profile"] == prof]
             styles = iter(["--", ":", "-.", (0, (1, 4))] * 8)
@@ -698,7 +673,6 @@ def plots(rows, d):
                                 and r["role"] == "sweep"), default=64)
                     bv = [value(r, key) for r in runs if value(r, key) is not None]
                     ax.scatter([left * 0.8] * len(bv), bv, s=10, marker="x", color="k")
-                    drawn = True
             ax.set_xscale("log", base=2)
             ax.set_xlabel("weight")
             ax.set_ylabel(ylabel)
@@ -834,39 +808,73 @@ SHARE_BAND = (1 - schema.SHARE_BAND, 1 + schema.SHARE_BAND)
 BAND = "+-" + schema.percent(schema.SHARE_BAND)  # "+-10 %"
 
 
-def share_tables(rows):
+def share_tables(rows, records=None):
     runs = share_runs(rows)
     if not runs:
         return []
-    return share_summary(runs) + share_verdicts(runs) + cost_table(runs) + share_nic_tables(runs)
+    return (share_summary(runs) + share_verdicts(runs, records) + cost_table(runs)
+            + share_nic_tables(runs))
 
 
-def iv_cell(iv, digits=2):
-    """HL [95 % interval] of paired.ratio_interval; "no interval" below
-    MIN_PAIRS runs."""
-    if iv is None:
-        return "-"
-    f = "%%.%df" % digits
-    if not paired.has_interval(iv):
-        return (f % iv[0]) + " (no interval)"
-    return "%s [%s-%s]" % (f % iv[0], f % iv[1], f % iv[2])
+# The four shares over their weight shares of a share run: (column of
+# share_runs, metric, NIC, words)
+SHARE_RATIOS = (("p0x", "pkt_share", "eth0", "eth0's packet share"),
+                ("p1x", "pkt_share", "eth1", "eth1's packet share"),
+                ("c0x", "ns_share", "eth0", "eth0's CPU share"),
+                ("c1x", "ns_share", "eth1", "eth1's CPU share"))
 
 
-def both_band(a, b):
-    """The goal for two NICs: met when both are, not_met when either is."""
-    if "not_met" in (a, b):
-        return "not_met"
-    return "met" if a == b == "met" else "inconclusive"
+def share_settings(k):
+    """A SHARE_KEY's settings (the profile apart), and its config in words."""
+    s = dict(zip(SHARE_KEY[1:], k[1:]))
+    s["poll_target"] = s.pop("target")
+    if k[1] == "baseline":
+        words = "baseline 64/64 (fixed), refill 16 (fixed)"
+    else:
+        words = "patched, weights %s/%s, refill %s" % (k[2], k[3], k[5])
+    words += ", COST %s, defer %s, ring %s, FIFO %s, link %s" % (k[4], k[6], k[7], k[8], k[9])
+    return s, words + (", poll target %s" % k[10] if k[10] else "")
 
 
-def share_verdicts(runs):
-    """Statements 1-3 of issue 14 as tests: each NIC's packet and CPU share
-    over its weight share, the centre of the runs (Hodges-Lehmann of the
-    log ratios) with its exact 95 % interval (inverted signed-rank test,
-    MIN_PAIRS runs or more), and whether it lies within BAND of the weight share
-    (met: the whole interval inside; not_met: wholly outside)."""
+def band_records(runs, complete=True):
+    """Statements 1-3 of issue 14 as records of kind band: each NIC's packet
+    and CPU share over its weight share, per configuration, within BAND
+    (verdicts.band); None for a share no run has (the baseline's CPU)."""
+    out = []
+    for k, rr in share_groups(runs):
+        s, words = share_settings(k)
+
+        def theirs(r, k=k):
+            return all(r[c] == v for c, v in zip(SHARE_KEY[:-1], k[:-1]))
+        gone = excluded(theirs)
+        for col, metric_, nic, what in SHARE_RATIOS:
+            rec = verdicts.band("band", "%s: %s over its weight share" % (k[0], what), k[0],
+                                nic, metric_, words, s, [r.get(col) for r in rr], complete,
+                                gone)
+            if rec:
+                out.append(rec)
+    return out
+
+
+def band_of(records, k):
+    """{(metric, nic): record} of one share configuration (a SHARE_KEY)."""
+    s, _ = share_settings(k)
+    return {(r["metric"], r["nic"]): r for r in records
+            if r["kind"] == "band" and r["profile"] == k[0] and r["settings"] == s}
+
+
+def share_verdicts(runs, records=None):
+    """Statements 1-3 of issue 14 as tests, a row per configuration, every
+    interval and verdict from the records of kind band (band_records when
+    none are given): each NIC's packet and CPU share over its weight share,
+    the centre of the runs (Hodges-Lehmann of the log ratios) with its
+    exact 95 % interval (inverted signed-rank test, MIN_PAIRS runs or more),
+    and whether it lies within BAND of the weight share (met: the whole
+    interval inside; not_met: wholly outside)."""
     if not runs:
         return []
+    if records is None:
+        records = band_records(runs)
     tg = has_targets(runs)
     out = ["### Shares against the weight share, with 95 % intervals", "",
            "Per configuration, over its runs: the centre (Hodges-Lehmann estimate of the "
@@ -887,16 +895,17 @@ def share_verdicts(runs):
            "%s | CPU x weight eth0 | CPU x weight eth1 | CPU within %s |" % (BAND, BAND),
            "|" + "---|" * 12 + (TARGET_HEAD[1] if tg else "")]
     for k, rr in share_groups(runs):
-        ivs = [paired.ratio_interval([r.get(c) for r in rr]) for c in ("p0x", "p1x", "c0x", "c1x")]
-        used = {iv[3] for iv in ivs if iv}
-        bands = [paired.band_verdict(iv, *SHARE_BAND) if iv else None for iv in ivs]
+        b = band_of(records, k)
+        recs = [b.get((m, nic)) for _, m, nic, _ in SHARE_RATIOS]
+        used = {r["n"] for r in recs if r}
         out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             k[0], k[1], weights_cell(k, tg), k[4],
             "%d" % len(rr) if used <= {len(rr)} else "%d (%s with shares)" % (
                 len(rr), "/".join(str(u) for u in sorted(used))),
-            iv_cell(ivs[0]), iv_cell(ivs[1]),
-            both_band(bands[0], bands[1]) if ivs[0] else "-", iv_cell(ivs[2]), iv_cell(ivs[3]),
-            both_band(bands[2], bands[3]) if ivs[2] else "-"))
+            verdicts.band_cell(recs[0]), verdicts.band_cell(recs[1]),
+            verdicts.both(recs[0], recs[1]) if recs[0] else "-",
+            verdicts.band_cell(recs[2]), verdicts.band_cell(recs[3]),
+            verdicts.both(recs[2], recs[3]) if recs[2] else "-"))
     return out + [""]
 
 
@@ -1034,7 +1043,54 @@ ROUTER_KEY = ("kernel", "weight", "weight_eth1", "refill", "adaptive", "cost", "
               "fifo", "link")
 
 
-def router_table(rows):
+def router_specs(rows):
+    """The router's questions, as verdicts.judge takes them: every patched
+    setting's forwarding rate (kind router) and, where measured, its PDR
+    (kind pdr) against the baseline runs of the same pairs."""
+    rr = [r for r in rows if r["role"] == "sweep" and r["profile"] == "router"]
+    base = {r.get("pair"): r for r in rr if r["kernel"] == "baseline"}
+    specs = []
+    for k, runs in sorted(group([r for r in rr if r["kernel"] != "baseline"],
+                                ROUTER_KEY).items()):
+        s = dict(zip(ROUTER_KEY[1:], k[1:]))
+        mine = {r.get("pair") for r in ALL if r["profile"] == "router" and r["role"] == "sweep"
+                and all(r[c] == v for c, v in zip(ROUTER_KEY, k))}
+
+        def theirs(r, k=k, mine=mine):
+            return r["profile"] == "router" and (
+                all(r[c] == v for c, v in zip(ROUTER_KEY, k))
+                or r["kernel"] == "baseline" and r.get("pair") in mine)
+        gone = excluded(theirs)
+        words = ("%s, weights %s/%s, refill %s, adaptive %s, COST %s, defer %s, ring %s, "
+                 "FIFO %s, link %s" % ((k[0],) + k[1:]))
+        for kind, key, what in (("router", "mbps", "forwarding rate under the flood"),
+                                ("pdr", "pdr_mbps", PDR + " rate")):
+            pr = [(value(r, key), value(base[r["pair"]], key)) for r in runs
+                  if r.get("pair") in base]
+            pr = [(x, y) for x, y in pr if x and y]
+            if kind == "pdr" and not pr and not any(
+                    value(r, key) is not None for r in runs + list(base.values())):
+                continue  # no PDR in this sweep (ROUTER_PDR=0)
+            specs.append(dict(metric=key, profile="router", config=words, target=verdicts.AHEAD,
+                              kind="ratio", pairs=pr, kind_of=kind, settings=s,
+                              label="router: %s against the baseline" % what, excluded=gone))
+    return specs
+
+
+def router_records(rows, meta=None, aa=False):
+    """Records of kinds router and pdr (router_specs, and pdr_records' of the
+    zero-loss profiles), Holm-corrected together. In make aa both slots run
+    one kernel: not_judged there (kind aa judges the same pairs)."""
+    meta = meta or {}
+    recs = verdicts.judge(router_specs(rows) + pdr_records(rows, meta), complete=complete(meta))
+    if aa:
+        for r in recs:
+            r["verdict"] = "not_judged"
+            r["note"] = "A/A: one kernel in both slots (kind aa judges it)"
+    return recs
+
+
+def router_table(rows, records=None):
     rr = [r for r in rows if r["role"] == "sweep" and r["profile"] == "router"]
     if not rr:
         return []
@@ -1063,22 +1119,16 @@ def router_table(rows):
             "fifo_drops", "link_drops", "rx_missed", "fwd_drops", "rcv_sock_drops",
             "softnet_drops"))
 
-    def vs_base(runs, key):
+    if records is None:
+        records = router_records(rows)
+
+    def vs_base(runs, kind):
         if runs[0]["kernel"] == "baseline":
             return "(reference)"
-        base = {r.get("pair"): r for r in rr if r["kernel"] == "baseline"}
-        pr = [(value(r, key), value(base[r["pair"]], key)) for r in runs
-              if r.get("pair") in base]
-        pr = [(x, y) for x, y in pr if x and y]
-        if not pr:
-            return "-"
-        c = paired.compare(pr, ">= 1.0x")
-        if c["ratio"] is None:
-            return "-"
-        if c["ci_low"] is None or math.isinf(c["ci_high"]):
-            return "%.2fx (%d pairs)" % (c["ratio"], c["n_pairs"])
-        return "%.2fx [%.2f-%.2f] (%d pairs)" % (c["ratio"], c["ci_low"], c["ci_high"],
-                                                c["n_pairs"])
+        s = dict(zip(ROUTER_KEY[1:], (runs[0][c] for c in ROUTER_KEY[1:])))
+        return verdicts.vs_cell(next((r for r in records if r["kind"] == kind
+                                      and r["profile"] == "router" and r["settings"] == s),
+                                     None))
     for k in sorted(g, key=lambda k: (k[0] != "baseline", int(k[5]), -int(k[1]), -int(k[2]),
                                       k[3], k[4])):
         runs = g[k]
@@ -1099,7 +1149,7 @@ def router_table(rows):
                        fmt(stats([no_place(r) for r in runs])),
                        fmt(metric(runs, "rtt_p50_ms"), 3), fmt(metric(runs, "rtt_p99_ms"), 3),
                        fmt(metric(runs, "ping_lost")), fmt(metric(runs, "poll_ns_per_pkt")),
-                       vs_base(runs, "mbps"), vs_base(runs, "pdr_mbps")))
+                       vs_base(runs, "router"), vs_base(runs, "pdr")))
     return out + [""]
 
 
@@ -1282,6 +1332,15 @@ def runs_of(rows):
     return sum(1 for r in rows if r["nic"] != "eth1")
 
 
+def all_records(rows, meta, aa=False):
+    """Every question this sweep answers, as verdict records (bench/verdicts.py):
+    the goals (make aa: the A/A instead), the shares against their weight
+    shares, the router's and the zero-loss settings' against the baseline."""
+    first = resolution_rows(rows, meta) if aa else verdict_rows(rows, meta)
+    return (first + band_records(share_runs(rows), complete(meta))
+            + router_records(rows, meta, aa))
+
+
 def usage(msg):
     print("report: %s" % msg, file=sys.stderr)
     print("usage: make report R=results/<stamp>  (bench/report.py [--no-plots] DIR)",
@@ -1308,16 +1367,23 @@ def main():
     kernels = meta.get("kernels", {})
     aa = str(meta.get("aa", "0")) == "1"
     if decided_only:
-        # REPS=auto: exit 0 once every goal measured has met or not_met
-        # (judged as if complete: the sweep is still running).
-        meta = dict(meta, status="complete")
-        vrows = resolution_rows(rows, meta) if aa else verdict_rows(rows, meta)
-        for r in vrows:
-            print("%s %s: %s (%d pairs)" % (r["profile"], r["metric"], r["verdict"], r["n_pairs"]))
-        return 0 if aa or paired.decided(vrows) else 1
-    vrows = resolution_rows(rows, meta) if aa else verdict_rows(rows, meta)
-    write_verdicts(d, vrows)
-    vtable = resolution_table(vrows, meta) if aa else verdict_table(vrows, meta)
+        # REPS=auto: exit 0 (stop) once every question judged has met or
+        # not_met, judged as if complete (the sweep is still running); exit 1
+        # (go on) while one is open or nothing was judged. make aa stops once
+        # the A/A judged something.
+        recs = all_records(rows, dict(meta, status="complete"), aa)
+        for r in recs:
+            print("%s %s %s%s: %s (%d %s)" % (r["kind"], r["profile"], r["metric"],
+                                              " " + r["nic"] if r["nic"] else "", r["verdict"],
+                                              r["n"], "runs" if r["kind"] == "band" else "pairs"))
+        if aa:
+            return 0 if any(r["kind"] == "aa" and r["verdict"] in schema.DECIDED
+                            for r in recs) else 1
+        return 0 if verdicts.decided(recs) else 1
+    verdicts.write(d, all_records(rows, meta, aa))
+    # Every verdict cell below comes from the records as the file holds them.
+    recs = verdicts.load(os.path.join(d, "verdicts.json"))
+    vtable = resolution_table(recs, meta) if aa else verdict_table(recs, meta)
 
     def release(k):
         return ((kernels.get(k) or {}).get("release") or "(not booted)").split()[0]
@@ -1351,8 +1417,8 @@ def main():
     md += calibration(rows, meta)
     md += napi_hist(rows)
     md += zeroloss_table(rows)
-    md += share_tables(rows)
-    md += router_table(rows)
+    md += share_tables(rows, recs)
+    md += router_table(rows, recs)
     md += ["## By profile", ""]
     for prof in ("tcp", "tcp4", "udp1470", "udp64", "zeroloss1470", "zeroloss64", "idle"):
         md += profile_table(rows, prof)
@@ -1369,13 +1435,13 @@ def main():
     # The terminal gets the verdicts (or the A/A resolution) and the tcp table.
     print("\n".join(md[:2] if not complete(meta) else []))
     print("\n".join(vtable + profile_table(rows, "tcp") + share_summary(share_runs(rows))
-                    + router_table(rows)))
+                    + router_table(rows, recs)))
     print("report: %s" % os.path.join(d, "summary.md"))
-    if aa and any(r["verdict"] == "not_met" for r in vrows):
-        print("report: A/A FAILED: a comparison differs after the Holm correction between "
-              "two kernels of the same code",
-              file=sys.stderr)
-        return 3
+    if aa:
+        rc, why = verdicts.aa_outcome(recs)
+        if rc:
+            print(why, file=sys.stderr)
+        return rc
     return 0
 
 

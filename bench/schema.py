@@ -49,3 +49,46 @@ def receiver_limited_trial(sent, lost, drops):
     the rest of the loss alone would have passed."""
     return receiver_limited(sent, lost, drops) and trial_verdict(sent, lost - drops) == "ok"
 
+
+
+# verdicts.json (bench/verdicts.py): {"schema": VERDICTS_SCHEMA, "verdicts":
+# [record, ...]}, every record with exactly VERDICT_FIELDS, in this order.
+# Schema 1 (sweeps recorded before it) was a bare list of the goals' or the
+# A/A's objects with metric, profile, config, ratio, ci_low, ci_high,
+# n_pairs, p_holm, target, verdict.
+VERDICTS_SCHEMA = 2
+VERDICT_FIELDS = (
+    "kind",       # one of KINDS: which question
+    "question",   # its words, as the tables and docs/RESULTS.md write it
+    "profile",    # the bench profile (share, router, tcp, ...)
+    "nic",        # eth0 or eth1 where the question is one NIC's, else ""
+    "metric",     # the runs.csv column or derived metric (report.value)
+    "config",     # the settings judged, as one line of words
+    "settings",   # the same as data: {knob: value}
+    "estimator",  # ratio, count (paired, bench/paired.py) or runs (one sample)
+    "ratio",      # the estimate: patched / baseline, or a share / its weight share
+    "ci_low",     # its 95 % interval; both null when there is none
+    "ci_high",
+    "n",          # pairs (paired kinds) or runs (band) behind it
+    "p_holm",     # the Holm-corrected p where the kind has one, else null
+    "target",     # what met means: ">= 1.25x", "contains 1.0 (A/A)", a band
+    "aim",        # A/A: the resolution aimed at (CI half-width, %), else null
+    "verdict",    # one of VERDICTS
+    "note",       # why there is no interval or no ratio, else ""
+    "excluded",   # [{kernel, pair, why}]: failed or host-limited runs left out
+)
+KINDS = (
+    "goal",    # patched at its defaults against the baseline, a target each
+    "aa",      # make aa: one kernel in both slots, the interval must contain 1
+    "band",    # a NIC's share over its weight share, within SHARE_BAND
+    "router",  # a router setting's forwarding rate against the baseline's
+    "pdr",     # a setting's zero-loss rate (PDR) against the baseline's
+)
+VERDICTS = (
+    "met", "not_met",  # decided
+    "inconclusive",    # judged, the interval straddles the target (or none)
+    "incomplete",      # the sweep did not complete: nothing judged
+    "not_judged",      # nothing to judge: no pairs or runs left, or an A/A's
+                       # slot comparison (kind router or pdr in make aa)
+)
+DECIDED = ("met", "not_met")
