@@ -292,4 +292,6 @@ def judge(goals, complete=True):
 
 
 def decided(rows):
-    return all(r["verdict"] in ("met", "not_met") for r in rows)
+    """Every row has met or not_met, and there is one: nothing judged is not
+    decided (REPS=auto must not stop on a sweep that answered nothing)."""
+    return bool(rows) and all(r["verdict"] in ("met", "not_met") for r in rows)
