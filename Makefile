@@ -48,6 +48,11 @@ aa: args-aa baseline $(if $(PAD),baseline-pad) initramfs
 report: args-report deps
 	@/usr/bin/python3 bench/report.py "$$R"
 
+## make results: docs/RESULTS.md again from every sweep in docs/results/ (bench/results.py)
+.PHONY: results
+results:
+	@/usr/bin/python3 bench/results.py
+
 ## make smoke: boot the patched kernel, one iperf3 run, weight and NIC counters
 smoke: args-lab kernel initramfs
 	@qemu/smoke.sh

@@ -1341,6 +1341,14 @@ def all_records(rows, meta, aa=False):
             + router_records(rows, meta, aa))
 
 
+def sweep_records(d):
+    """(meta, records) of the sweep in d, derived from its runs.csv and
+    meta.json by today's code (nothing written): docs/RESULTS.md's source."""
+    ALL[:], meta = load(d)
+    rows = [r for r in ALL if r["status"] == "ok"]
+    return meta, all_records(rows, meta, str(meta.get("aa", "0")) == "1")
+
+
 def usage(msg):
     print("report: %s" % msg, file=sys.stderr)
     print("usage: make report R=results/<stamp>  (bench/report.py [--no-plots] DIR)",

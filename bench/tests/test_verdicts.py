@@ -282,3 +282,33 @@ def test_summary_is_rendered_from_verdicts_json(tmp_path):
         run_report("--no-plots", d)
     with open(os.path.join(d, "summary.md")) as f:
         assert "7.77x (6 pairs)" in f.read()
+
+
+# ---- docs/RESULTS.md ----
+
+def test_results_md_is_what_the_generator_writes(tmp_path):
+    """docs/RESULTS.md is generated (make results): the committed page is
+    what bench/results.py writes from today's records of every sweep."""
+    import results
+    out = str(tmp_path / "RESULTS.md")
+    with mock.patch.object(sys, "argv", ["results.py", out]), \
+            contextlib.redirect_stdout(io.StringIO()):
+        assert results.main() == 0
+    with open(out) as f, open(results.OUT) as g:
+        assert f.read() == g.read(), "docs/RESULTS.md is stale: make results"
+
+
+def test_results_md_says_what_every_sweep_may_claim():
+    """Every recorded sweep is classified, and a withdrawn or superseded one
+    is never presented as a result."""
+    import results
+    sweeps = {s for s in os.listdir(RESULTS)
+              if os.path.isfile(os.path.join(RESULTS, s, "runs.csv"))}
+    assert sweeps == set(results.SWEEPS)
+    with open(results.OUT) as f:
+        page = f.read()
+    head, withdrawn = page.split("## Withdrawn", 1)
+    for s, (_, claim) in results.SWEEPS.items():
+        assert "(results/%s/)" % s in page, s
+        if claim not in ("result", "natural"):
+            assert "(results/%s/)" % s not in head, s
