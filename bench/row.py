@@ -46,6 +46,7 @@ import os
 import re
 import sys
 
+import profiles
 import schema
 
 COLUMNS = [
@@ -262,7 +263,7 @@ def host_limited(row, errors):
 # (senders and QEMU's main loop on one CPU) was the limit, and no weight can
 # bind then. Such a run is host-limited: it fails, never counts, and the
 # summary names it.
-SATURATED = ("share", "share-adaptive")
+SATURATED = profiles.SATURATED  # whose question needs the guest to be the limit
 IDLE_MAX = 20.0        # % of the guest's CPU idle during the flood
 QUOTA_FULL_MIN = 0.9   # share of the polls that used their whole quota
 
