@@ -150,8 +150,10 @@ PRESETS = (
             "CALIB": "0", "HIST": "0", "SAT_REPS": "2", "REPS": "20"}),
 )
 
-# What resolve prints after the knobs: facts of the profiles swept.
-DERIVED = ("BENCH_RATE_NEEDED", "BENCH_ROUTER")
+# What resolve prints after the knobs: facts of the profiles swept, and the
+# baseline triple (bench/profiles.py), which eth1 keeps when idle.
+DERIVED = ("BENCH_RATE_NEEDED", "BENCH_ROUTER", "BASELINE_WEIGHT", "BASELINE_REFILL",
+           "BASELINE_ADAPTIVE")
 
 LIST_KINDS = ("nums", "words", "links")
 
@@ -314,6 +316,7 @@ def resolve(env):
     out.append(("BENCH_RATE_NEEDED",
                 "1" if profiles.needs_udp1470_rate(words, value(env, "HIST") == "1") else "0"))
     out.append(("BENCH_ROUTER", "1" if "router" in words else "0"))
+    out += [("BASELINE_" + k.upper(), v) for k, v in profiles.BASELINE.items()]
     return out
 
 

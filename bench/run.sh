@@ -37,7 +37,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # NAME=value lines are assigned and exported here, never evaluated; the
 # two-NIC profiles set NICS=2 (they boot both guests with eth1: lab.sh).
 # BENCH_RATE_NEEDED, BENCH_ROUTER: whether a profile swept (or HIST) offers
-# UDP1470_RATE, and whether router is swept (bench/profiles.py).
+# UDP1470_RATE, and whether router is swept; BASELINE_WEIGHT, _REFILL,
+# _ADAPTIVE: the baseline triple (bench/profiles.py).
 knob_values=$(/usr/bin/python3 "$top/bench/knobs.py" resolve) || exit 2
 while IFS='=' read -r knob knob_value; do
 	printf -v "$knob" '%s' "$knob_value"
@@ -588,7 +589,8 @@ run_one() {
 	if [ "$patched" = 1 ]; then
 		must lab_ctl benchset "$w" "$n" "$a" "$d" "$ring" >/dev/null
 		if [ "$NICS" = 2 ] && [ "$w1" = - ]; then	# eth1 idle: its defaults
-			must lab_ctl benchset 64 16 off "$d" "$ring" eth1 >/dev/null
+			must lab_ctl benchset "$BASELINE_WEIGHT" "$BASELINE_REFILL" "$BASELINE_ADAPTIVE" \
+				"$d" "$ring" eth1 >/dev/null
 		elif [ "$NICS" = 2 ]; then
 			must lab_ctl benchset "$w1" "$n" "$a" "$d" "$ring" eth1 >/dev/null
 		fi

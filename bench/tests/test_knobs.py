@@ -205,6 +205,7 @@ def test_resolve_normalises():
     assert r["BENCH_ROUTER"] == "1" and r["BENCH_RATE_NEEDED"] == "1"
     r = resolved(PROFILES="tcp", HIST="0")
     assert r["BENCH_ROUTER"] == "0" and r["BENCH_RATE_NEEDED"] == "0"
+    assert (r["BASELINE_WEIGHT"], r["BASELINE_REFILL"], r["BASELINE_ADAPTIVE"]) == ("64", "16", "off")
 
 
 def test_resolve_prints_lines_run_sh_reads():
