@@ -14,13 +14,16 @@ export WEIGHTS WEIGHTS_ETH1 TARGET POLL_TRACE ROUTER_PDR REFILL ADAPTIVE DEFER R
 .NOTPARALLEL:
 
 .PHONY: all deps kernel baseline baseline-pad initramfs boot smoke test unit bench aa report check clean distclean \
-	args-lab args-bench args-aa args-report
+	help args-lab args-all args-bench args-aa args-report
 
-# Every knob is checked before any install, build or run: one line and exit
-# status 2 on a bad value (bench/args.sh); values reach the scripts only
-# through the environment, never pasted into a recipe.
+# Every knob is checked before any install, build or run: one line per bad
+# value and exit status 2 (bench/args.sh, the table of bench/knobs.py);
+# values reach the scripts only through the environment, never pasted into
+# a recipe. QUICK=1 and AA=1: the presets of plain make and make aa.
 args-lab:
 	@bench/args.sh lab
+args-all:
+	@QUICK=1 bench/args.sh bench
 args-bench:
 	@bench/args.sh bench
 args-aa:
@@ -29,7 +32,7 @@ args-report:
 	@bench/args.sh report
 
 ## make: both kernels, then a short sweep (patched vs baseline) -> results/<stamp>/
-all: args-bench kernel baseline initramfs
+all: args-all kernel baseline initramfs
 	@QUICK=1 bench/run.sh
 
 ## make bench: the full sweep; axes on the command line (see bench/run.sh)
@@ -42,7 +45,13 @@ bench: args-bench kernel baseline initramfs
 ## the baseline against itself built with N bytes of text linked first
 ## (make baseline-pad); LAYOUT=plain: both without the page alignment
 aa: args-aa baseline $(if $(PAD),baseline-pad) initramfs
-	@AA=1 REPS=$${REPS:-20} bench/run.sh
+	@AA=1 bench/run.sh
+
+## make help: the targets, then every knob with its values and default (bench/knobs.py)
+help:
+	@sed -n 's/^## \{0,1\}//p' Makefile
+	@echo
+	@/usr/bin/python3 bench/knobs.py help
 
 ## make report R=results/<stamp>: redo summary.md and plots from runs.csv
 report: args-report deps

@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""Expand the bench axes into the list of runs, one TSV line each.
+"""Expand the bench axes into the list of runs: a TSV whose first line names
+the fields (FIELDS), then one line per run.
 
     plan.py REP          the runs of repetition REP (1, 2, ...)
+    plan.py sat          the saturation runs (role sat), none when the sweep
+                         does not need them
 
-Columns: kernel role weight refill adaptive defer ring fifo link pin
-profile weight_eth1 cost rep pair (weight_eth1 "-" for the one-NIC
-profiles).
+bench/run.sh reads the header and each run's fields by name; so do the
+tests. Every value is one shell-safe word ([A-Za-z0-9._-]); weight_eth1 is
+"-" for the one-NIC profiles. The last four fields are the profile's facts
+(bench/profiles.py) that run.sh acts on: nics (1, or 2: eth1 carries
+traffic too), forward (1: the guest routes eth0 -> eth1), gro_batch (the
+guest's net.core.gro_normal_batch) and ping_load (1: ping beside the
+traffic).
 
 Every run is one half of a pair: a patched configuration and the baseline
-(fixed weight 64, refill 16, no adaptive quota) with the same environment
-(defer, ring, fifo, link, CPU layout, COST) and profile, run back to back,
-so that the drift of the machine between minutes cancels inside the pair.
-Which of the two runs first is drawn at random for every pair (AB or BA).
-The pairs:
+(profiles.BASELINE: fixed weight 64, refill 16, no adaptive quota) with the
+same environment (defer, ring, fifo, link, CPU layout, COST) and profile,
+run back to back, so that the drift of the machine between minutes cancels
+inside the pair. Which of the two runs first is drawn at random for every
+pair (AB or BA). The pairs:
 
 * role sweep: every combination of the patched axes, each with its
   baseline twin. COST (rules on eth0's path, default 0) multiplies every
@@ -24,90 +31,145 @@ The pairs:
   once per link mode of LINK and CPU layout of CALIB_PINS: the ceiling no RX
   policy can pass;
 * role hist (HIST=1): both kernels at their defaults (ring 256 if swept,
-  else the first RING), tcp and udp1470, with the napi_poll histogram on.
+  else the first RING), tcp and udp1470, with the napi_poll histogram on;
+* role sat (plan.py sat): udp1470 offering SAT_OFFER on both kernels at
+  their defaults, SAT_REPS pairs, baseline first, when UDP1470_RATE is not
+  given and a profile (or HIST) offers it.
 
 Within a repetition the pairs are shuffled. Everything random comes from
 BENCH_SEED (meta.json records it) and the repetition, so a sweep is
-reproducible and REPS=auto can add repetitions one at a time.
+reproducible and REPS=auto can add repetitions one at a time. The axes'
+defaults are bench/knobs.py's.
 """
 import itertools
 import os
 import random
+import re
 import sys
 
+import knobs
+import profiles
 
-# The profiles that need eth1 (NICS=2), and those whose adaptive setting is
-# their own.
-TWO_NIC = ("share", "share-adaptive", "router")
-FORCED_ADAPTIVE = {"share": "off", "share-adaptive": "on"}
+# The plan's fields, in the order of its columns.
+FIELDS = ("kernel", "role", "weight", "refill", "adaptive", "defer", "ring", "fifo", "link",
+          "pin", "profile", "weight_eth1", "cost", "rep", "pair",
+          "nics", "forward", "gro_batch", "ping_load")
+WORD = re.compile(r"[A-Za-z0-9._-]+")
+BASE = profiles.BASELINE
 
 
-def axis(name, default):
-    return os.environ.get(name, default).split()
+def axis(name):
+    return knobs.value(os.environ, name).split()
+
+
+def run(kernel, role, profile, **kv):
+    """One run as a dict of FIELDS: the baseline's settings unless KV says
+    otherwise, and the profile's facts."""
+    p = profiles.PROFILES[profile]
+    r = dict(kernel=kernel, role=role, weight=BASE["weight"], refill=BASE["refill"],
+             adaptive=BASE["adaptive"], defer="0", profile=profile, weight_eth1="-", cost="0",
+             nics=str(p.nics), forward=str(int(p.forward)), gro_batch=str(p.gro_batch),
+             ping_load=str(int(p.ping_load)))
+    r.update(kv)
+    return r
+
+
+def twins(role, profile, **kv):
+    """A pair at the baseline's settings on both kernels."""
+    return (run("patched", role, profile, **kv), run("baseline", role, profile, **kv))
+
+
+def ring_goal():
+    """The goals' ring: 256 if swept, else the first RING."""
+    rings = axis("RING")
+    return "256" if "256" in rings else rings[0]
 
 
 def pairs():
-    weights = axis("WEIGHTS", "4 8 16 32 64")
-    refills = axis("REFILL", "0 16")
-    adaptive = axis("ADAPTIVE", "off")
-    weights1 = axis("WEIGHTS_ETH1", "64")
-    costs = axis("COST", "0")
-    defers = axis("DEFER", "0")
-    rings = axis("RING", "256")
-    fifos = axis("FIFO", "32")
-    links = axis("LINK", "1gbit")
-    # zeroloss is two pairs: 1470 B and 64 B payloads
-    profiles = []
-    for p in axis("PROFILES", "tcp tcp4 udp1470 udp64"):
-        profiles += ["zeroloss1470", "zeroloss64"] if p == "zeroloss" else [p]
-    calib = os.environ.get("CALIB", "1") == "1"
-    pin = os.environ.get("PIN", "split")
-    calib_pins = axis("CALIB_PINS", "none split client-on-vcpu")
-    hist = os.environ.get("HIST", "1") == "1"
-    ring_goal = "256" if "256" in rings else rings[0]
+    weights, refills, adaptive = axis("WEIGHTS"), axis("REFILL"), axis("ADAPTIVE")
+    weights1, costs, defers = axis("WEIGHTS_ETH1"), axis("COST"), axis("DEFER")
+    rings, fifos, links = axis("RING"), axis("FIFO"), axis("LINK")
+    run_profiles = profiles.expand(axis("PROFILES"))
+    pin = knobs.value(os.environ, "PIN")
 
     out = []
     for w, n, a, d, r, f, l in itertools.product(
             weights, refills, adaptive, defers, rings, fifos, links):
-        for p in profiles:
-            if p in FORCED_ADAPTIVE and a != adaptive[0]:
+        for p in run_profiles:
+            if p in profiles.FORCED_ADAPTIVE and a != adaptive[0]:
                 continue  # once, at its own setting
-            ap = FORCED_ADAPTIVE.get(p, a)
-            for w1, c in itertools.product(weights1 if p in TWO_NIC else ["-"], costs):
-                out.append((("patched", "sweep", w, n, ap, d, r, f, l, pin, p, w1, c),
-                            ("baseline", "sweep", "64", "16", "off", d, r, f, l, pin, p,
-                             "-" if w1 == "-" else "64", c)))
-    if calib:
-        for f, l, c in itertools.product(fifos, links, calib_pins):
-            out.append((("patched", "calib", "64", "16", "off", "0", "4096", f, l, c, "tcp",
-                         "-", "0"),
-                        ("baseline", "calib", "64", "16", "off", "0", "4096", f, l, c, "tcp",
-                         "-", "0")))
-    if hist:
-        for p in ("tcp", "udp1470"):
-            out.append((("patched", "hist", "64", "16", "off", "0", ring_goal, fifos[0],
-                         links[0], pin, p, "-", "0"),
-                        ("baseline", "hist", "64", "16", "off", "0", ring_goal, fifos[0],
-                         links[0], pin, p, "-", "0")))
+            ap = profiles.FORCED_ADAPTIVE.get(p, a)
+            two = p in profiles.TWO_NIC
+            for w1, c in itertools.product(weights1 if two else ["-"], costs):
+                env = dict(defer=d, ring=r, fifo=f, link=l, pin=pin, cost=c)
+                out.append((run("patched", "sweep", p, weight=w, refill=n, adaptive=ap,
+                                weight_eth1=w1, **env),
+                            run("baseline", "sweep", p,
+                                weight_eth1=profiles.BASELINE_WEIGHT_ETH1 if two else "-", **env)))
+    if knobs.value(os.environ, "CALIB") == "1":
+        for f, l, c in itertools.product(fifos, links, axis("CALIB_PINS")):
+            out.append(twins("calib", profiles.CALIB, ring="4096", fifo=f, link=l, pin=c))
+    if knobs.value(os.environ, "HIST") == "1":
+        for p in profiles.HIST:
+            out.append(twins("hist", p, ring=ring_goal(), fifo=fifos[0], link=links[0], pin=pin))
     return out
 
 
+def sat_runs():
+    """The saturation runs, or [] when UDP1470_RATE is given or unused."""
+    if knobs.value(os.environ, "UDP1470_RATE") or not profiles.needs_udp1470_rate(
+            axis("PROFILES"), knobs.value(os.environ, "HIST") == "1"):
+        return []
+    out = []
+    for rep in range(1, int(knobs.value(os.environ, "SAT_REPS")) + 1):
+        for k in ("baseline", "patched"):
+            out.append(run(k, "sat", profiles.SAT, ring=ring_goal(), fifo=axis("FIFO")[0],
+                           link=axis("LINK")[0], pin=knobs.value(os.environ, "PIN"),
+                           rep=str(rep), pair="sat-%d" % rep))
+    return out
+
+
+def write(runs):
+    """The header and RUNS, every value checked to be one shell-safe word."""
+    lines = ["\t".join(FIELDS)]
+    for r in runs:
+        vals = [r[f] for f in FIELDS]
+        bad = [(f, v) for f, v in zip(FIELDS, vals) if not WORD.fullmatch(v)]
+        if bad or set(r) != set(FIELDS):
+            print("plan.py: not a plan field or value: %s" % (bad or sorted(set(r) ^ set(FIELDS))),
+                  file=sys.stderr)
+            return 2
+        lines.append("\t".join(vals))
+    print("\n".join(lines))
+    return 0
+
+
+def read(path):
+    """A plan file as a list of dicts (the header names the fields)."""
+    with open(path) as f:
+        head, *rows = [line.rstrip("\n").split("\t") for line in f]
+    return [dict(zip(head, r)) for r in rows]
+
+
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "sat":
+        return write(sat_runs())
     if len(sys.argv) != 2 or not sys.argv[1].isdigit():
-        print("usage: plan.py REP", file=sys.stderr)
+        print("usage: plan.py REP | plan.py sat", file=sys.stderr)
         return 2
     rep = int(sys.argv[1])
-    seed = int(os.environ.get("BENCH_SEED", "1"))
+    seed = int(knobs.value(os.environ, "BENCH_SEED") or "1")
     rng = random.Random(seed * 100003 + rep)
     order = pairs()
     rng.shuffle(order)
-    n = len(order)
+    runs = []
     for i, pair in enumerate(order):
         if rng.random() < 0.5:
             pair = pair[::-1]
-        for run in pair:
-            print("\t".join(run + (str(rep), "%d-%d" % (rep, i + 1))))
-    return 0 if n else 1
+        for r in pair:
+            runs.append(dict(r, rep=str(rep), pair="%d-%d" % (rep, i + 1)))
+    rc = write(runs)
+    return rc or (0 if order else 1)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ import os
 import re
 import sys
 
+import profiles
 import schema
 
 COLUMNS = [
@@ -222,11 +223,12 @@ def two_nics(row, a, b, peer, poll, errors):
         return
     t = snap(poll)
     if "trace_%s_polls" % nic not in t:
-        errors.append("counters unreadable (no e1000_napi_poll sums for %s)" % nic)
+        errors.append("counters unreadable (no %s sums for %s)"
+                      % (profiles.POLL_TRACEPOINT, nic))
         return
     if t.get("trace_poll_dropped"):
-        print("bench: the e1000_napi_poll hist trigger dropped %d entries"
-              % t["trace_poll_dropped"], file=sys.stderr)
+        print("bench: the %s hist trigger dropped %d entries"
+              % (profiles.POLL_TRACEPOINT, t["trace_poll_dropped"]), file=sys.stderr)
     polls, work, ns = (t["trace_%s_%s" % (nic, k)] for k in ("polls", "work", "ns"))
     row.update(trace_polls=polls, trace_work=work, trace_ns=ns)
     if work:
@@ -262,7 +264,7 @@ def host_limited(row, errors):
 # (senders and QEMU's main loop on one CPU) was the limit, and no weight can
 # bind then. Such a run is host-limited: it fails, never counts, and the
 # summary names it.
-SATURATED = ("share", "share-adaptive")
+SATURATED = profiles.SATURATED  # whose question needs the guest to be the limit
 IDLE_MAX = 20.0        # % of the guest's CPU idle during the flood
 QUOTA_FULL_MIN = 0.9   # share of the polls that used their whole quota
 

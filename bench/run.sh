@@ -1,72 +1,28 @@
 #!/bin/bash
 # The bench: boot the patched and the unpatched (baseline) kernel side by
 # side, each with an emulated e1000 on a tap in its own netns, and run iperf3
-# from the host across the axes below, in pairs: every patched run has its
+# from the host across its axes, in pairs: every patched run has its
 # baseline twin (same profile and environment) right before or after it, in
 # an order drawn at random (bench/plan.py); the other guest is paused (QMP
 # stop) while one is measured. Writes results/<UTC stamp>/{runs.csv,
 # meta.json} and calls bench/report.py, whose verdicts (verdicts.json) are
 # paired ratios with 95 % intervals (bench/paired.py).
 #
-# Axes (environment or make variables; lists are space-separated):
-#   WEIGHTS  sysfs weight of the patched e1000      "4 8 16 32 64"
-#   REFILL   rx_refill_batch (0: after the poll)   "0 16"
-#   ADAPTIVE adaptive quota (devlink adaptive_quota) "off"
-#   DEFER    napi_defer_hard_irqs (gro_flush_timeout 20 us when > 0)  "0"
-#   RING     RX ring size, ethtool -G (48..4096)   "256"
-#   FIFO     tap txqueuelen in frames, the NIC FIFO "32"
-#   LINK     host-side pacing of the tap (tbf rate, e.g. 1gbit) or none  "1gbit"
-#   LINK_BURST the tbf bucket (3kb): how many bytes may leave back to back;
-#            1gbit with 3kb is a wire (frame by frame), none is unpaced
-#   PROFILES tcp tcp4 udp1470 udp64 zeroloss idle  "tcp tcp4 udp1470 udp64",
-#            and the two-NIC ones (they boot both guests with NICS=2):
-#            share: eth0 and eth1 flooded at once by UDP 1470 B from their
-#              two netns, each offered SAT_OFFER (more than the guest takes);
-#              a row per NIC: delivered rate, drops by place, its share of
-#              the packets and (patched kernel) of the RX softirq time, the
-#              sum of its polls' ns (e1000:e1000_napi_poll).
-#            share-adaptive: the same with adaptive_quota on for both NICs
-#              (the baseline as in share).
-#            router: the guest forwards eth0 -> eth1 (ip_forward=1): the host
-#              sends from tap0's netns to tap1's address through the guest.
-#              Forwarding rate at SAT_OFFER with ping under load (through
-#              the guest), drops by place, then the PDR 0.1 % by bisection.
-#   WEIGHTS_ETH1 eth1's weight in the two-NIC profiles "64" (baseline: 64)
-#   COST     rules of an nftables chain eth0's packets walk (benchcost): a
-#            per-packet cost on eth0, for every profile   "0"
-#   POLL_TRACE 1 (default): the two-NIC profiles trace the patched guest's
-#            polls (benchpoll: hist triggers on e1000:e1000_napi_poll) for
-#            the CPU shares; 0 leaves the tracepoint off, as the baseline
-#            has it (no CPU shares then), to see what the tracing changes
-#   ROUTER_PDR 1 (default): every router run ends with its PDR 0.1 % search
-#            (about 40 s); 0 measures the flood alone (the layout A/A)
-#   TARGET   share-adaptive's poll targets (one value): fixed, both NICs at
-#            the driver's defaults (poll_target_usecs 500, quota_min 8), or
-#            weight: each NIC's poll_target_usecs round(500 w / max(w_eth0,
-#            w_eth1)) and quota_min 1 (devlink, patched kernel), or
-#            per-weight: round(500 w / 64) (at most 2000) and quota_min 1,
-#            500/64 us of poll per unit of weight whatever the other
-#            NIC's weight   "fixed"
-#   REPS 3, or auto: pairs are added a repetition at a time (at least
-#     MIN_REPS, 6) until every goal has a verdict or MAX_REPS (12) is reached.
-#   SECS 5 (per run; TCP omits 1 s of slow start more), UDP64_RATE 20M,
-#   OUT (results directory), BENCH_SEED (random: the pairs' order).
-#   AA=1 (make aa): the baseline kernel in both slots, the lab's resolution.
-#   UDP1470_RATE: offered rate of udp1470; by default half the baseline's
-#     saturation rate, measured first (SAT_REPS 3 runs offering SAT_OFFER
-#     1000M on each kernel, role sat).
-#   PIN: CPU layout of the sweep runs (split): none (host scheduler), split
-#     (vCPUs on CPU 1; QEMU's main loop, which reads the tap, and the iperf3
-#     client on CPU 0), client-on-vcpu (vCPUs and the client on CPU 1, QEMU's
-#     main loop alone on CPU 0). PIN=1 means split, PIN=0 none.
-#   CALIB 1: calibration runs (ring 4096, tcp) in each layout of CALIB_PINS
-#     ("none split client-on-vcpu"): the emulator's drop floor.
-#   HIST 1: per repetition, tcp and udp1470 runs of both kernels at their
-#     defaults with an in-kernel napi_poll work/budget histogram (role hist).
-#   BOOT_ORDER "patched baseline": which guest boots first (to check the slots).
+# The knobs (the axes, space-separated lists, and the settings), their
+# values and defaults are bench/knobs.py's table (`make help`, docs/bench.md);
+# the profiles, what each sends and counts, bench/profiles.py; the runs and
+# their pairs, bench/plan.py. In short: WEIGHTS (eth0's sysfs weight),
+# REFILL, ADAPTIVE, DEFER, RING, FIFO, LINK and LINK_BURST, COST and
+# WEIGHTS_ETH1 are axes; PROFILES the traffic (the two-NIC ones, share,
+# share-adaptive and router, boot both guests with NICS=2); REPS a number of
+# pairs, or auto: MIN_REPS first, then one more at a time until every goal
+# has a verdict or MAX_REPS ran. UDP1470_RATE is by default half the
+# baseline's saturation rate, measured first (SAT_REPS runs offering
+# SAT_OFFER on each kernel, role sat). AA=1 (make aa): the baseline kernel in
+# both slots, the lab's resolution. QUICK=1 (plain make): the goals at the
+# defaults.
 #
-# Every knob is checked first (bench/args.sh: one line, exit 2, nothing
-# written). meta.json's "status" is running, then complete, failed (the sweep
+# meta.json's "status" is running, then complete, failed (the sweep
 # stopped on an error: FAILED says which run, command, exit code, output and
 # the console tail) or interrupted (INT, TERM, HUP). A run whose iperf3 did
 # not connect, whose JSON is missing or broken, or whose counters could not
@@ -74,47 +30,25 @@
 # of every figure.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/bench/args.sh"
-ARGS_WHO=bench args_bench
+# Every knob is checked (one line per bad value, exit 2, nothing written),
+# then given its value: the user's, else the preset's (QUICK=1: plain make,
+# the goals at the defaults; AA=1: make aa, the goal profiles baseline
+# against baseline), else the default, all from bench/knobs.py's table. The
+# NAME=value lines are assigned and exported here, never evaluated; the
+# two-NIC profiles set NICS=2 (they boot both guests with eth1: lab.sh).
+# BENCH_RATE_NEEDED, BENCH_ROUTER: whether a profile swept (or HIST) offers
+# UDP1470_RATE, and whether router is swept; BASELINE_WEIGHT, _REFILL,
+# _ADAPTIVE: the baseline triple (bench/profiles.py).
+knob_values=$(/usr/bin/python3 "$top/bench/knobs.py" resolve) || exit 2
+while IFS='=' read -r knob knob_value; do
+	printf -v "$knob" '%s' "$knob_value"
+	export "${knob?}"
+done <<<"$knob_values"
+unset knob knob_value knob_values
 . "$top/qemu/lib/lab.sh"
-# QUICK=1 (plain `make`): the goals at the defaults, paired, with verdicts.
-if [ "${QUICK:-0}" = 1 ]; then
-	WEIGHTS=${WEIGHTS:-64} REFILL=${REFILL:-16} PROFILES=${PROFILES:-"tcp udp1470"}
-	SECS=${SECS:-4} REPS=${REPS:-auto} MAX_REPS=${MAX_REPS:-8} CALIB=${CALIB:-0}
-	CALIB_PINS=${CALIB_PINS:-split} HIST=${HIST:-0} SAT_REPS=${SAT_REPS:-2}
-fi
-# AA=1 (make aa): the goal profiles, baseline against baseline.
-if [ "${AA:-0}" = 1 ]; then
-	WEIGHTS=${WEIGHTS:-64} REFILL=${REFILL:-16} ADAPTIVE=${ADAPTIVE:-off}
-	PROFILES=${PROFILES:-"tcp udp1470 udp64"} CALIB=${CALIB:-0} HIST=${HIST:-0}
-	SAT_REPS=${SAT_REPS:-2}
-fi
-export WEIGHTS=${WEIGHTS:-"4 8 16 32 64"} REFILL=${REFILL:-"0 16"}
-export ADAPTIVE=${ADAPTIVE:-off} DEFER=${DEFER:-0} RING=${RING:-256}
-export WEIGHTS_ETH1=${WEIGHTS_ETH1:-64} COST=${COST:-0} TARGET=${TARGET:-fixed}
-export POLL_TRACE=${POLL_TRACE:-1} ROUTER_PDR=${ROUTER_PDR:-1}
-export FIFO=${FIFO:-32} LINK=${LINK:-1gbit} REPS=${REPS:-3} CALIB=${CALIB:-1}
-export LINK_BURST=${LINK_BURST:-3kb} MIN_REPS=${MIN_REPS:-6} MAX_REPS=${MAX_REPS:-12}
-export AA=${AA:-0} BENCH_SEED=${BENCH_SEED:-$((RANDOM * 32768 + RANDOM))}
-export PROFILES=${PROFILES:-"tcp tcp4 udp1470 udp64"}
-# The two-NIC profiles boot both guests with eth1 (lab.sh: NICS=2).
-[[ " $PROFILES " =~ \ (share|share-adaptive|router)\  ]] && NICS=2
-export NICS=${NICS:-1}
-SECS=${SECS:-5} UDP64_RATE=${UDP64_RATE:-20M}
-UDP1470_RATE=${UDP1470_RATE:-} SAT_REPS=${SAT_REPS:-3} SAT_OFFER=${SAT_OFFER:-1000M}
-case ${PIN:-split} in 1) PIN=split ;; 0) PIN=none ;; *) PIN=${PIN:-split} ;; esac
-export PIN CALIB_PINS=${CALIB_PINS:-"none split client-on-vcpu"} HIST=${HIST:-1}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$top/results/$stamp}
 csv=$OUT/runs.csv
-# BOOT_ORDER: which guest boots first (its QEMU also started first); to check
-# that the two slots are alike, swap it.
-BOOT_ORDER=${BOOT_ORDER:-"patched baseline"}
-export BOOT_ORDER
-if [ -z "$UDP1470_RATE" ] && [ "$SAT_REPS" = 0 ] &&
-   { [[ " $PROFILES " = *" udp1470 "* ]] || [ "$HIST" = 1 ]; }; then
-	args_die "SAT_REPS=0 needs UDP1470_RATE (the udp1470 load is half the measured saturation)"
-fi
 
 die() { echo "bench: $*" >&2; exit 1; }
 # The kernel each slot boots (lab_kernel: LAYOUT's build): the patched one
@@ -126,7 +60,6 @@ if [ "$AA" = 1 ]; then
 	KDIR[patched]=${KDIR[baseline]}
 	[ -z "${PAD:-}" ] || KDIR[patched]=$(lab_kernel baseline-pad)
 fi
-export LAYOUT=${LAYOUT:-aligned} PAD=${PAD:-}
 for k in "${KDIR[patched]}/bzImage" "${KDIR[baseline]}/bzImage" "$top/build/initramfs.img"; do
 	[ -f "$k" ] || die "${k#"$top"/} missing (make kernel baseline initramfs$([ -z "$PAD" ] || echo " baseline-pad PAD=$PAD")$([ "$LAYOUT" = aligned ] || echo " LAYOUT=$LAYOUT"))"
 done
@@ -203,150 +136,52 @@ failure_report() {
 	fi
 }
 
-# meta.json from what is known so far (kernel releases once booted); every
-# value reaches Python as an argument or through the environment.
+# meta.json from what is known so far (kernel releases once booted): every
+# value reaches bench/meta.py through the environment.
 write_meta() {
-	M_TOP=$top M_OUT=$OUT M_PIN=$PIN M_SECS=$SECS M_UDP1470_RATE=$UDP1470_RATE \
-	M_UDP64_RATE=$UDP64_RATE M_RATE_SOURCE=$rate_source M_SAT_OFFER=$SAT_OFFER \
-	M_SAT_REPS=$SAT_REPS M_SAT_MBPS=$sat_mbps M_STAMP=$stamp M_STATUS=$STATUS \
-	M_TOTAL=$total M_RUN_PATCHED=${LAB_ALL_RUN[patched]:-} \
-	M_RUN_BASELINE=${LAB_ALL_RUN[baseline]:-} \
+	M_TOP=$top M_OUT=$OUT M_UDP1470_RATE=$UDP1470_RATE M_RATE_SOURCE=$rate_source \
+	M_SAT_MBPS=$sat_mbps M_STAMP=$stamp M_STATUS=$STATUS M_TOTAL=$total \
+	M_RUN_PATCHED=${LAB_ALL_RUN[patched]:-} M_RUN_BASELINE=${LAB_ALL_RUN[baseline]:-} \
 	M_KDIR_PATCHED=${KDIR[patched]} M_KDIR_BASELINE=${KDIR[baseline]} \
-	python3 - "$OUT/meta.json" <<'PY'
-import json, os, subprocess, sys
-E = os.environ
-
-
-def run(*a):
-    return subprocess.run(a, capture_output=True, text=True).stdout.strip()
-
-
-def read(p):
-    try:
-        return open(p).read().strip()
-    except OSError:
-        return None
-
-
-top = E["M_TOP"]
-dirty = run("git", "-C", top, "status", "--porcelain", "--untracked-files=no")
-kernels = {}
-for k in ("patched", "baseline"):
-    run_dir, kdir = E.get("M_RUN_" + k.upper()), E["M_KDIR_" + k.upper()]
-    cfg = run("sha256sum", os.path.join(kdir, "config")).split()
-    kernels[k] = {"release": read(os.path.join(run_dir, "version")) if run_dir else None,
-                  "image": os.path.relpath(kdir, top),
-                  "layout": dict(l.split(" ", 1) for l in (read(os.path.join(kdir, "layout")) or "").splitlines()
-                                 if " " in l),
-                  "config_sha256": cfg[0] if cfg else None}
-# Where the two images' functions on the measured paths sit against 4 KiB
-# pages (bench/layout.py): the static half of the layout control.
-lay = subprocess.run([sys.executable, os.path.join(top, "bench", "layout.py"), E["M_KDIR_PATCHED"],
-                      E["M_KDIR_BASELINE"], "--json", "-", "--quiet"],
-                     capture_output=True, text=True)
-try:
-    layout_report = json.loads(lay.stdout)
-    layout_report.pop("hot")  # every hot function's place: bench/layout.py prints it
-except ValueError:
-    layout_report = {"error": (lay.stderr.strip() or "bench/layout.py gave no report")[:500]}
-cpu = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")]
-pin_file = os.path.join(E["M_OUT"], "pinning.txt")
-meta = {
-    "status": E["M_STATUS"],
-    "runs_planned": int(E["M_TOTAL"]),
-    "aa": int(E.get("AA") or 0),
-    "bench_seed": int(E["BENCH_SEED"]),
-    "reps": E.get("REPS", ""), "min_reps": E.get("MIN_REPS", ""), "max_reps": E.get("MAX_REPS", ""),
-    "git_revision": run("git", "-C", top, "rev-parse", "HEAD") + (" (dirty)" if dirty else ""),
-    "kernels": kernels,
-    "layout": E.get("LAYOUT") or "aligned", "pad": int(E.get("PAD") or 0),
-    "layout_report": layout_report,
-    "qemu": (run("qemu-system-x86_64", "--version").splitlines() or [""])[0],
-    "iperf3": (run("iperf3", "--version").splitlines() or [""])[0],
-    "host_cpu": cpu[0] if cpu else "",
-    "host_cores": os.cpu_count(),
-    "host_kernel": os.uname().release,
-    # make exports ACCEL and VCPUS empty when unset; lab.sh's defaults then apply
-    "accel": E.get("ACCEL") or "tcg", "vcpus": E.get("VCPUS") or "1",
-    "mem_mib": E.get("MEM") or "512",
-    "pinning": {"sweep_layout": E["M_PIN"], "calib_layouts": E.get("CALIB_PINS", ""),
-                "layouts": {l: {"qemu_vcpu_threads": "CPU %s" % v, "qemu_other_threads": "CPU %s" % r,
-                                "iperf3_client": "CPU %s" % c}
-                            for l, v, r, c in (("none", "0,1", "0,1", "0,1"), ("split", "1", "0", "0"),
-                                               ("client-on-vcpu", "1", "0", "1"))},
-                "applied": sorted(set(open(pin_file).read().splitlines())) if os.path.exists(pin_file) else []},
-    "parameters": {k: E.get(k, "") for k in ("WEIGHTS", "REFILL", "ADAPTIVE", "DEFER", "RING", "FIFO", "LINK",
-                                             "LINK_BURST", "BOOT_ORDER", "PROFILES", "REPS", "CALIB",
-                                             "CALIB_PINS", "PIN", "HIST")
-                   + (("WEIGHTS_ETH1", "COST", "NICS", "SAT_OFFER") if E.get("NICS") == "2" else ())
-                   + (("COST",) if E.get("NICS") != "2" and E.get("COST", "0") != "0" else ())
-                   + (("TARGET",) if E.get("TARGET", "fixed") != "fixed" else ())
-                   + (("POLL_TRACE",) if E.get("POLL_TRACE", "1") != "1" else ())
-                   + (("ROUTER_PDR",) if E.get("ROUTER_PDR", "1") != "1" else ())
-                   + (("LAYOUT",) if (E.get("LAYOUT") or "aligned") != "aligned" else ())
-                   + (("PAD",) if E.get("PAD") else ())},
-    "secs": int(E["M_SECS"]), "udp1470_rate": E["M_UDP1470_RATE"], "udp64_rate": E["M_UDP64_RATE"],
-    "udp1470_rate_source": E["M_RATE_SOURCE"],
-    "saturation": {"offered": E["M_SAT_OFFER"], "reps": int(E["M_SAT_REPS"]),
-                   "baseline_median_mbps": E["M_SAT_MBPS"]},
-    "started_utc": E["M_STAMP"],
-}
-with open(sys.argv[1] + ".tmp", "w") as f:
-    json.dump(meta, f, indent=2)
-os.replace(sys.argv[1] + ".tmp", sys.argv[1])
-PY
+	python3 "$top/bench/meta.py" write "$OUT/meta.json"
 }
 
 # Only the status changes (the EXIT hook: failed or interrupted).
 set_status() {
-	python3 - "$OUT/meta.json" "$1" <<'PY' || echo "bench: could not set status $1 in meta.json" >&2
-import json, os, sys
-path, status = sys.argv[1:3]
-meta = json.load(open(path))
-meta["status"] = status
-with open(path + ".tmp", "w") as f:
-    json.dump(meta, f, indent=2)
-os.replace(path + ".tmp", path)
-PY
+	python3 "$top/bench/meta.py" status "$OUT/meta.json" "$1" ||
+		echo "bench: could not set status $1 in meta.json" >&2
 }
 
 lab_init bench
 mkdir -p "$OUT"
 STATUS=running
-# plan_rep REP: the runs of one repetition, in $OUT/plan-REP.tsv (plan.py
-# makes zeroloss one run per frame size, zeroloss1470 and zeroloss64).
-plan_rep() {
-	python3 "$top/bench/plan.py" "$1" > "$OUT/plan-$1.tsv"
+# The plan (bench/plan.py): $OUT/plan-REP.tsv, the runs of each repetition
+# (zeroloss is one run per frame size, zeroloss1470 and zeroloss64), and
+# $OUT/sat.tsv, the saturation runs (role sat: udp1470 offering SAT_OFFER on
+# both kernels at their defaults, in pairs; half the baseline's median
+# received rate becomes UDP1470_RATE unless it was given; none when no
+# profile offers it). A header line names the fields; do_runs reads them by
+# name. plan_runs FILE...: how many runs the files hold.
+plan_runs() {
+	local f n=0
+	for f; do n=$((n + $(wc -l < "$f") - 1)); done
+	echo "$n"
 }
 if [ "$REPS" = auto ]; then
 	reps_first=$MIN_REPS reps_last=$MAX_REPS
 else
 	reps_first=$REPS reps_last=$REPS
 fi
-for rep in $(seq "$reps_last"); do plan_rep "$rep"; done
-
-# The goals' ring: 256 if swept, else the first RING.
-ring_goal=$(for r in $RING; do echo "$r"; done | grep -x 256 || echo "${RING%% *}")
-# Saturation first (role sat): udp1470 offering SAT_OFFER on both kernels at
-# their defaults, in pairs; half the baseline's median received rate
-# becomes UDP1470_RATE unless it was given.
-: > "$OUT/sat.tsv"
+for rep in $(seq "$reps_last"); do must python3 "$top/bench/plan.py" "$rep" > "$OUT/plan-$rep.tsv"; done
+must python3 "$top/bench/plan.py" sat > "$OUT/sat.tsv"
 rate_source=given
 if [ -z "$UDP1470_RATE" ]; then
 	rate_source="half the baseline's median saturation rate"
-	[[ " $PROFILES " = *" udp1470 "* ]] || [ "$HIST" = 1 ] || rate_source=unused UDP1470_RATE=-
-	if [ "$UDP1470_RATE" != - ]; then
-		for rep in $(seq "$SAT_REPS"); do
-			for k in baseline patched; do
-				printf '%s\tsat\t64\t16\toff\t0\t%s\t%s\t%s\t%s\tudp1470\t-\t0\t%s\tsat-%s\n' \
-					"$k" "$ring_goal" "${FIFO%% *}" "${LINK%% *}" "$PIN" "$rep" "$rep"
-			done
-		done > "$OUT/sat.tsv"
-	fi
+	[ "$BENCH_RATE_NEEDED" = 1 ] || rate_source=unused UDP1470_RATE=-
 fi
 # Planned: every repetition up to MAX_REPS with REPS=auto (fewer when the
 # verdicts are decided earlier: runs_planned is then lowered to what ran).
-total=$(( $(wc -l < "$OUT/sat.tsv") + $(cat "$OUT"/plan-[0-9]*.tsv | wc -l) ))
+total=$(plan_runs "$OUT/sat.tsv" "$OUT"/plan-[0-9]*.tsv)
 write_meta
 
 # CPU layouts (2 host CPUs): QEMU's vCPU threads, its other threads (the main
@@ -407,7 +242,7 @@ nic1_setup() {
 	must lab_ctl /lab/iperf3-server 5202 >/dev/null
 	must lab_host ip route add "${LAB_HOST_IP1%.*}.0/$LAB_PREFIX" via "$LAB_GUEST_IP"
 	must lab_host1 ip route add "${LAB_HOST_IP%.*}.0/$LAB_PREFIX" via "$LAB_GUEST_IP1"
-	[[ " $PROFILES " = *" router "* ]] || return 0
+	[ "$BENCH_ROUTER" = 1 ] || return 0
 	rcvbuf_setup
 	must lab_host1 taskset -c "${PIN_CLIENT[$PIN]}" iperf3 -s -D -p 5201 \
 		--logfile "$LAB_RUN/iperf3-receiver.log"
@@ -726,13 +561,17 @@ guest_target() {
 		lab_die "guest $LAB_CUR: poll_target_usecs/quota_min read back '${TGT_CUR[$LAB_CUR]}', not '$want'"
 }
 
+# run_one: the run whose plan fields (bench/plan.py's FIELDS) RUN holds.
+declare -A RUN=()
 run_one() {
-	local kernel=$1 role=$2 w=$3 n=$4 a=$5 d=$6 ring=$7 fifo=$8 link=$9 pin=${10}
-	local prof=${11} w1=${12} cost=${13} rep=${14} pair=${15} dir=$OUT/raw/$k_run t0 t1 q0 q1
+	local kernel=${RUN[kernel]} role=${RUN[role]} w=${RUN[weight]} n=${RUN[refill]}
+	local a=${RUN[adaptive]} d=${RUN[defer]} ring=${RUN[ring]} fifo=${RUN[fifo]}
+	local link=${RUN[link]} pin=${RUN[pin]} prof=${RUN[profile]} w1=${RUN[weight_eth1]}
+	local cost=${RUN[cost]} rep=${RUN[rep]} pair=${RUN[pair]} dir=$OUT/raw/$k_run t0 t1 q0 q1
 	local res=- offered= rate=$UDP1470_RATE
 	local err= confirmed= load1 c0 c1 o0 o1 other_pid ping_out= cc1 patched=0
-	local two=0 fwd=0 batch=8 j0 j1 res1 t0b t1b q0b q1b r0 r1 err1= common tg0 tg1 g0 g1 g2 g3
-	local traced=0
+	local two=0 fwd=${RUN[forward]} batch=${RUN[gro_batch]} j0 j1 res1 t0b t1b q0b q1b r0 r1 err1=
+	local common tg0 tg1 g0 g1 g2 g3 traced=0
 	mkdir -p "$dir"
 	apply_pin "$pin"
 	pause_other "$kernel"
@@ -741,14 +580,17 @@ run_one() {
 	other_pid=${LAB_ALL_QEMU[$([ "$kernel" = patched ] && echo baseline || echo patched)]}
 	[ "$role" != sat ] || rate=$SAT_OFFER
 	[ "$kernel" != patched ] || [ "$AA" = 1 ] || patched=1
-	# share: stack work inside the poll that received it (benchsys)
-	case $prof in share | share-adaptive) two=1 batch=1 ;; router) two=1 fwd=1 batch=1 ;; esac
+	# the profile's facts (bench/profiles.py): eth1 carries traffic too; the
+	# guest forwards; gro_normal_batch (1: stack work inside the poll that
+	# received it, benchsys); ping beside the traffic
+	[ "${RUN[nics]}" != 2 ] || two=1
 	# the patched guest's polls, traced for the CPU shares (POLL_TRACE)
 	[ "$patched" = 0 ] || [ "$two" = 0 ] || [ "$POLL_TRACE" = 0 ] || traced=1
 	if [ "$patched" = 1 ]; then
 		must lab_ctl benchset "$w" "$n" "$a" "$d" "$ring" >/dev/null
 		if [ "$NICS" = 2 ] && [ "$w1" = - ]; then	# eth1 idle: its defaults
-			must lab_ctl benchset 64 16 off "$d" "$ring" eth1 >/dev/null
+			must lab_ctl benchset "$BASELINE_WEIGHT" "$BASELINE_REFILL" "$BASELINE_ADAPTIVE" \
+				"$d" "$ring" eth1 >/dev/null
 		elif [ "$NICS" = 2 ]; then
 			must lab_ctl benchset "$w1" "$n" "$a" "$d" "$ring" eth1 >/dev/null
 		fi
@@ -780,7 +622,7 @@ run_one() {
 	# a compiler running on the host voids the run (a kernel build)
 	cc1=$(pgrep -c -x 'cc1|cc1plus|ld' || true)
 	c0=$(qemu_cpu "$LAB_QEMU_PID") o0=$(qemu_cpu "$other_pid")
-	case $prof in tcp | tcp4 | udp1470 | udp64 | router) ping_out=$dir/ping-load.txt ;; esac
+	[ "${RUN[ping_load]}" = 0 ] || ping_out=$dir/ping-load.txt
 	case $prof in
 	tcp) res=$dir/iperf.json; PING_OUT=$ping_out iperf "$res" -O 1 ;;
 	tcp4) res=$dir/iperf.json; PING_OUT=$ping_out iperf "$res" -O 1 -P 4 ;;
@@ -871,23 +713,35 @@ run_one() {
 }
 
 start=$SECONDS
+# do_runs PLAN: every run of a plan file, its fields by the header's names
+# (every value one word: bench/plan.py checks them).
 do_runs() {
-	local kernel role w n a d ring fifo link pin prof w1 cost rep pair el eta
-	while IFS=$'\t' read -r kernel role w n a d ring fifo link pin prof w1 cost rep pair; do
-		k_run=$((k_run + 1))
-		CUR_STEP="run $k_run of $total ($kernel $role weight=$w refill=$n adaptive=$a defer=$d ring=$ring fifo=$fifo link=$link pin=$pin profile=$prof weight_eth1=$w1 cost=$cost rep=$rep pair=$pair)"
-		el=$((SECONDS - start))
-		eta=$(( k_run > 1 ? el * (total - k_run + 1) / (k_run - 1) : 0 ))
-		printf '\rbench: run %d of %d  %dm%02ds elapsed, ETA %dm%02ds  %-8s %-5s w=%-4s n=%-3s ring=%-4s %-14s %-12s' \
-			"$k_run" "$total" $((el / 60)) $((el % 60)) $((eta / 60)) $((eta % 60)) \
-			"$kernel" "$role" "$w" "$n" "$ring" "$pin" "$prof"
-		run_one "$kernel" "$role" "$w" "$n" "$a" "$d" "$ring" "$fifo" "$link" "$pin" "$prof" \
-			"$w1" "$cost" "$rep" "$pair" < /dev/null
-	done < "$1"
+	local -a head vals
+	local i el eta settings
+	{
+		IFS=$'\t' read -r -a head
+		while IFS=$'\t' read -r -a vals; do
+			[ "${#vals[@]}" = "${#head[@]}" ] || lab_die "$1: a run with ${#vals[@]} fields, not ${#head[@]}"
+			RUN=() settings=
+			for i in "${!head[@]}"; do
+				RUN[${head[$i]}]=${vals[$i]}
+				settings+=" ${head[$i]}=${vals[$i]}"
+			done
+			k_run=$((k_run + 1))
+			CUR_STEP="run $k_run of $total (${settings# })"
+			el=$((SECONDS - start))
+			eta=$(( k_run > 1 ? el * (total - k_run + 1) / (k_run - 1) : 0 ))
+			printf '\rbench: run %d of %d  %dm%02ds elapsed, ETA %dm%02ds  %-8s %-5s w=%-4s n=%-3s ring=%-4s %-14s %-12s' \
+				"$k_run" "$total" $((el / 60)) $((el % 60)) $((eta / 60)) $((eta % 60)) \
+				"${RUN[kernel]}" "${RUN[role]}" "${RUN[weight]}" "${RUN[refill]}" "${RUN[ring]}" \
+				"${RUN[pin]}" "${RUN[profile]}"
+			run_one < /dev/null
+		done
+	} < "$1"
 }
 echo "bench: $total runs, results in ${OUT#"$top"/}"
 do_runs "$OUT/sat.tsv"
-if [ -s "$OUT/sat.tsv" ]; then
+if [ "$(plan_runs "$OUT/sat.tsv")" -gt 0 ]; then
 	sat_mbps=$(python3 - "$csv" <<'PY'
 import csv, statistics, sys
 v = [float(r["mbps"]) for r in csv.DictReader(open(sys.argv[1]))
@@ -909,7 +763,7 @@ for rep in $(seq "$reps_last"); do
 	reps_done=$rep
 	if [ "$REPS" = auto ] && ((rep >= reps_first && rep < reps_last)); then
 		if /usr/bin/python3 "$top/bench/report.py" --decided "$OUT" > "$OUT/decided.txt" 2>&1; then
-			printf '\nbench: every goal decided after %d repetitions\n' "$rep"
+			printf '\nbench: every question decided after %d repetitions\n' "$rep"
 			break
 		fi
 	fi
@@ -935,4 +789,5 @@ rc=0
 /usr/bin/python3 "$top/bench/report.py" "$OUT" || rc=$?
 IN_REPORT=0
 # 3: an A/A interval excludes 1.0 (make aa fails: the method is broken)
+# 4: make aa judged nothing (no A/A interval: it cannot vouch for the method)
 [ "$rc" -eq 0 ] || { echo "bench: the report exited $rc" >&2; exit "$rc"; }

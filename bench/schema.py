@@ -51,6 +51,16 @@ def receiver_limited_trial(sent, lost, drops):
 
 
 
+# The version of what a sweep records (meta.json's schema_version; runs.csv,
+# the plan files): raised when a field is added, renamed or changes meaning,
+# so that a reader can tell an old sweep from a new one instead of guessing
+# from the keys it lacks. 1: every sweep recorded before the version was
+# written (no schema_version in meta.json). 2: meta.json has schema_version
+# and "knobs" (every knob's value, bench/knobs.py), the plan files a header
+# naming their fields (bench/plan.py).
+SCHEMA_VERSION = 2
+
+
 # verdicts.json (bench/verdicts.py): {"schema": VERDICTS_SCHEMA, "verdicts":
 # [record, ...]}, every record with exactly VERDICT_FIELDS, in this order.
 # Schema 1 (sweeps recorded before it) was a bare list of the goals' or the

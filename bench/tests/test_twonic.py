@@ -13,7 +13,9 @@ import sys
 
 import pytest
 
+import knobs
 import paired
+import plan as planmod
 import report
 import row as rowmod
 
@@ -22,15 +24,16 @@ TOP = os.path.dirname(BENCH)
 
 
 def plan(**env):
-    # Every axis plan.py reads is the test's own: make exports the ones not
-    # given as empty strings, which plan.py would take as empty lists.
-    e = {k: v for k, v in os.environ.items() if k not in (
-        "WEIGHTS", "WEIGHTS_ETH1", "COST", "PROFILES", "ADAPTIVE", "REFILL", "CALIB", "HIST",
-        "DEFER", "RING", "FIFO", "LINK", "PIN", "CALIB_PINS", "BENCH_SEED", "TARGET")}
+    """plan.py's runs of repetition 1, as dicts by its header's field names.
+    Every axis plan.py reads is the test's own (make exports the ones not
+    given as empty strings: bench/knobs.py's defaults then apply)."""
+    e = {k: v for k, v in os.environ.items() if k not in knobs.KNOBS}
     e.update(BENCH_SEED="3", **env)
     out = subprocess.run([sys.executable, os.path.join(BENCH, "plan.py"), "1"], env=e,
                          capture_output=True, text=True, check=True).stdout
-    return [line.split("\t") for line in out.splitlines()]
+    head, *rows = [line.split("\t") for line in out.splitlines()]
+    assert tuple(head) == planmod.FIELDS
+    return [dict(zip(head, r)) for r in rows]
 
 
 def test_plan_one_nic_profiles_unchanged_by_new_axes():
@@ -40,16 +43,15 @@ def test_plan_one_nic_profiles_unchanged_by_new_axes():
     b = plan(WEIGHTS="8 64", PROFILES="tcp zeroloss", WEIGHTS_ETH1="16 64")
     assert a == b
     for r in a:
-        assert len(r) == 15 and r[11] == "-" and r[12] == "0", r
+        assert len(r) == len(planmod.FIELDS) and r["weight_eth1"] == "-" and r["cost"] == "0", r
 
 
 def test_plan_splits_zeroloss_by_frame_size():
     """zeroloss is two pairs, 1470 B and 64 B payloads (bench/run.sh runs the
     plan's lines as they are)."""
-    profiles = [r[10] for r in plan(WEIGHTS="64", REFILL="16", PROFILES="zeroloss tcp",
-                                    CALIB="0", HIST="0")]
-    assert sorted(profiles) == ["tcp", "tcp", "zeroloss1470", "zeroloss1470",
-                                "zeroloss64", "zeroloss64"], profiles
+    runs = plan(WEIGHTS="64", REFILL="16", PROFILES="zeroloss tcp", CALIB="0", HIST="0")
+    assert sorted(r["profile"] for r in runs) == ["tcp", "tcp", "zeroloss1470", "zeroloss1470",
+                                                  "zeroloss64", "zeroloss64"], runs
 
 
 def test_plan_share_profiles():
@@ -59,22 +61,22 @@ def test_plan_share_profiles():
     runs = plan(WEIGHTS="64 16", WEIGHTS_ETH1="64 16", COST="0 1000",
                 PROFILES="share share-adaptive tcp", ADAPTIVE="off on", REFILL="16",
                 CALIB="0", HIST="0")
-    pat = [r for r in runs if r[0] == "patched"]
-    base = [r for r in runs if r[0] == "baseline"]
-    share = [r for r in pat if r[10] == "share"]
-    adapt = [r for r in pat if r[10] == "share-adaptive"]
+    pat = [r for r in runs if r["kernel"] == "patched"]
+    base = [r for r in runs if r["kernel"] == "baseline"]
+    share = [r for r in pat if r["profile"] == "share"]
+    adapt = [r for r in pat if r["profile"] == "share-adaptive"]
     assert len(share) == 8 and len(adapt) == 8
-    assert all(r[4] == "off" for r in share) and all(r[4] == "on" for r in adapt)
+    assert all(r["adaptive"] == "off" for r in share) and all(r["adaptive"] == "on" for r in adapt)
     for r in base:
-        if r[10] != "tcp":
-            assert r[11] == "64" and r[2] == "64" and r[4] == "off", r
-    assert len([r for r in pat if r[10] == "tcp"]) == 8
+        if r["profile"] != "tcp":
+            assert (r["weight_eth1"], r["weight"], r["adaptive"]) == ("64", "64", "off"), r
+    assert len([r for r in pat if r["profile"] == "tcp"]) == 8
     pairs = {}
     for r in runs:
-        pairs.setdefault(r[14], []).append(r)
+        pairs.setdefault(r["pair"], []).append(r)
     for p in pairs.values():
-        assert len(p) == 2 and {x[0] for x in p} == {"patched", "baseline"}, p
-        assert p[0][12] == p[1][12] and p[0][10] == p[1][10], p
+        assert len(p) == 2 and {x["kernel"] for x in p} == {"patched", "baseline"}, p
+        assert p[0]["cost"] == p[1]["cost"] and p[0]["profile"] == p[1]["profile"], p
 
 
 def snapfile(d, name, **kv):

@@ -6,15 +6,15 @@
 # against the time a frame needs on a 1 Gbit/s wire ((length + 24 B of
 # preamble, FCS and inter-frame gap) * 8 ns; a 1514 B frame: 12.3 us).
 #
-#   bench/wire.sh OUTDIR      -> OUTDIR/wire-gaps.png, OUTDIR/wire-gaps.txt
+#   bench/experiments/wire.sh OUTDIR  -> OUTDIR/wire-gaps.png, OUTDIR/wire-gaps.txt
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/bench/args.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+wire_die() { echo "wire: $*" >&2; exit 2; }
 out=${1:-}
-[ -n "$out" ] || args_die "usage: bench/wire.sh OUTDIR"
-args_path OUTDIR "$out"
+[ -n "$out" ] || wire_die "usage: bench/experiments/wire.sh OUTDIR"
+[[ $out =~ ^[A-Za-z0-9._/-]+$ ]] || wire_die "OUTDIR: '$out' has characters outside [A-Za-z0-9._/-]"
 SECS=${SECS:-3}
-args_num SECS "$SECS" 1 60
+[[ $SECS =~ ^[1-9][0-9]?$ ]] && ((SECS <= 60)) || wire_die "SECS: 1..60 seconds, not '$SECS'"
 . "$top/qemu/lib/lab.sh"
 for k in "$(lab_kernel baseline)/bzImage" "$top/build/initramfs.img"; do
 	[ -f "$k" ] || { echo "wire: $k missing (make baseline initramfs)" >&2; exit 1; }
@@ -44,4 +44,4 @@ for mode in none 1gbit; do
 done
 lab_poweroff || true
 
-/usr/bin/python3 "$top/bench/wiregaps.py" "$out" "$LAB_RUN/wire-none.pcap" "$LAB_RUN/wire-1gbit.pcap"
+/usr/bin/python3 "$top/bench/experiments/wiregaps.py" "$out" "$LAB_RUN/wire-none.pcap" "$LAB_RUN/wire-1gbit.pcap"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Gaps between frames of two tap0 captures (bench/wire.sh): the unpaced
+"""Gaps between frames of two tap0 captures (bench/experiments/wire.sh): the unpaced
 link and the wire, as text and a plot.
 
     wiregaps.py OUTDIR UNPACED.pcap WIRE.pcap

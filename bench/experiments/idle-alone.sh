@@ -3,7 +3,7 @@
 # patched and baseline REPS (3) times: the control for the bench's two guests
 # side by side (docs/results.md, the idle RTT goal). Prints one line a boot.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/qemu/lib/lab.sh"
 REPS=${REPS:-3} PINGS=${PINGS:-25}
 for k in "$(lab_kernel patched)/bzImage" "$(lab_kernel baseline)/bzImage" "$top/build/initramfs.img"; do

@@ -1,0 +1,56 @@
+"""meta.json (bench/meta.py): its schema version, every knob's value, the
+parameters from the knobs' table, and every key a recorded sweep's meta.json
+has, so that the report reads a new sweep as it read the old ones.
+"""
+import glob
+import json
+import os
+
+import knobs
+import meta
+import schema
+
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.dirname(BENCH)
+
+
+def fake_env(tmp_path, **kv):
+    e = dict(knobs.resolve({"BENCH_SEED": "11", "PROFILES": "tcp router", **kv}))
+    e.update(M_TOP=TOP, M_OUT=str(tmp_path), M_UDP1470_RATE="-", M_RATE_SOURCE="unused",
+             M_SAT_MBPS="", M_STAMP="20270101T000000Z", M_STATUS="running", M_TOTAL="12",
+             M_KDIR_PATCHED=str(tmp_path / "k1"), M_KDIR_BASELINE=str(tmp_path / "k2"))
+    return e
+
+
+def written(tmp_path, monkeypatch, **kv):
+    # no external program: git, sha256sum, qemu and iperf3 answer nothing
+    monkeypatch.setattr(meta, "run", lambda *a: "")
+    monkeypatch.setattr(meta, "layout_report", lambda E, top: {"error": "not in a test"})
+    return meta.meta(fake_env(tmp_path, **kv))
+
+
+def test_schema_version_and_knobs(tmp_path, monkeypatch):
+    m = written(tmp_path, monkeypatch)
+    assert m["schema_version"] == schema.SCHEMA_VERSION >= 2
+    assert set(m["knobs"]) == {k.name for k in knobs.TABLE if k.mode in ("lab", "bench")}
+    assert m["knobs"]["NICS"] == "2" and m["bench_seed"] == 11
+    assert m["parameters"]["PROFILES"] == "tcp router" and m["parameters"]["NICS"] == "2"
+    assert (m["accel"], m["vcpus"], m["mem_mib"], m["secs"]) == ("tcg", "1", "512", 5)
+    assert m["min_reps"] == knobs.KNOBS["MIN_REPS"].default
+    json.dumps(m)
+
+
+def test_every_recorded_key_is_still_written(tmp_path, monkeypatch):
+    m = written(tmp_path, monkeypatch)
+    latest = max(glob.glob(os.path.join(TOP, "docs", "results", "*", "meta.json")),
+                 key=lambda p: json.load(open(p)).get("started_utc", ""))
+    old = json.load(open(latest))
+    assert set(old) <= set(m), set(old) - set(m)
+    assert set(old["pinning"]) <= set(m["pinning"]) and set(old["saturation"]) <= set(m["saturation"])
+
+
+def test_status(tmp_path):
+    p = tmp_path / "meta.json"
+    p.write_text(json.dumps({"status": "running", "x": 1}))
+    assert meta.main(["meta.py", "status", str(p), "interrupted"]) == 0
+    assert json.loads(p.read_text()) == {"status": "interrupted", "x": 1}
