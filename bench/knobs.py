@@ -97,8 +97,9 @@ TABLE = (
     K("TARGET", "word", ("fixed", "weight", "per-weight"), "fixed",
       "share-adaptive's poll targets: the driver's, by weight share, or per unit of weight",
       meta="changed"),
-    K("POLL_TRACE", "word", ("0", "1"), "1",
-      "trace the patched guest's polls in the two-NIC profiles (the CPU shares)", meta="changed"),
+    K("POLL_TRACE", "word", ("0", "1", "2"), "1",
+      "trace the patched guest's polls: 1 in the two-NIC profiles (the CPU shares), 2 in every"
+      " profile (hw_min; costs MMIO reads per refill)", meta="changed"),
     K("ROUTER_PDR", "word", ("0", "1"), "1", "every router run ends with its PDR 0.1 % search",
       meta="changed"),
     K("LAYOUT", "word", ("aligned", "plain"), "aligned",

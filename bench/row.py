@@ -49,6 +49,9 @@ import sys
 import profiles
 import schema
 
+HW_MIN_BUCKETS = ("0", "1_15", "16_63", "64_255", "256_up")
+HW_MIN_COLUMNS = ["hw_min_mean"] + ["hw_min_" + b for b in HW_MIN_BUCKETS]
+
 COLUMNS = [
     "status", "error", "pair",
     "kernel", "role", "weight", "refill", "adaptive", "defer",
@@ -72,7 +75,10 @@ COLUMNS = [
     # per-weight) and this NIC's adaptive-quota settings as read back from
     # devlink
     "target", "poll_target_usecs", "quota_min",
-]
+    # the traced polls' hw_min (POLL_TRACE): the mean over polls of the
+    # fewest RX descriptors the NIC owned during a poll, and polls per
+    # bucket of it; hw_min_0 counts the polls during which the ring ran dry
+] + HW_MIN_COLUMNS
 
 # column <- guest counter
 COUNTERS = {
@@ -236,6 +242,10 @@ def two_nics(row, a, b, peer, poll, errors):
     if polls:
         row["quota_mean"] = "%.1f" % (t["trace_%s_quota" % nic] / polls)
         row["ewma_ns_per_pkt"] = "%.0f" % (t["trace_%s_ewma" % nic] / polls)
+    if polls and "trace_%s_hw_min" % nic in t:
+        row["hw_min_mean"] = "%.1f" % (t["trace_%s_hw_min" % nic] / polls)
+        for b in HW_MIN_BUCKETS:
+            row["hw_min_" + b] = t.get("trace_%s_hw_min_%s" % (nic, b), 0)
     total = sum(v for k, v in t.items() if k in ("trace_eth0_ns", "trace_eth1_ns"))
     if total:
         row["ns_share"] = "%.4f" % (ns / total)

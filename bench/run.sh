@@ -584,8 +584,11 @@ run_one() {
 	# guest forwards; gro_normal_batch (1: stack work inside the poll that
 	# received it, benchsys); ping beside the traffic
 	[ "${RUN[nics]}" != 2 ] || two=1
-	# the patched guest's polls, traced for the CPU shares (POLL_TRACE)
-	[ "$patched" = 0 ] || [ "$two" = 0 ] || [ "$POLL_TRACE" = 0 ] || traced=1
+	# the patched guest's polls, traced for the CPU shares (POLL_TRACE=1:
+	# two NICs) and the ring's hw_min (POLL_TRACE=2: every profile)
+	if [ "$patched" = 1 ] && { [ "$POLL_TRACE" = 2 ] || { [ "$POLL_TRACE" = 1 ] && [ "$two" = 1 ]; }; }; then
+		traced=1
+	fi
 	if [ "$patched" = 1 ]; then
 		must lab_ctl benchset "$w" "$n" "$a" "$d" "$ring" >/dev/null
 		if [ "$NICS" = 2 ] && [ "$w1" = - ]; then	# eth1 idle: its defaults

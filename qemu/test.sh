@@ -158,6 +158,16 @@ for n in 0 4 16; do
 	guest_ktap "refill_n$n" 30 /lab/tests/refill-phase end "$n"
 done
 
+PHASE=ring_dry
+# hw_min (patch 10): at ring 48, refill 0 drains the ring during polls.
+for n in 0 16; do
+	lab_ctl /lab/tests/ring-dry begin "$n"
+	rc=0
+	flood 3 300M 1470 "$LAB_RUN/flood-ring-dry-$n.json" || rc=$?
+	[ "$rc" -eq 0 ] || ktap_diag "iperf3 UDP flood exit $rc: $(tail -3 "$LAB_RUN/flood-ring-dry-$n.json")"
+	guest_ktap "ring_dry_n$n" 40 /lab/tests/ring-dry end "$n"
+done
+
 PHASE=napi_hist
 # The bench's tracepoint histogram (both kernels) agrees with the driver's.
 lab_ctl /lab/tests/napi-hist begin

@@ -181,7 +181,8 @@ def test_share_adaptive_rows_carry_their_targets(tmp_path):
     share_run(d, c, "baseline", "64", "64", (250, 250), None, "1-1", "1000",
               "share-adaptive")
     rows = read_csv(c)
-    assert header_of(c)[-3:] == ["target", "poll_target_usecs", "quota_min"]
+    h = header_of(c)
+    assert h[h.index("target"):h.index("quota_min") + 1] == ["target", "poll_target_usecs", "quota_min"]
     e0, e1 = rows[:2]
     assert (e0["target"], e0["poll_target_usecs"], e0["quota_min"]) == ("weight", "125", "1")
     assert (e1["target"], e1["poll_target_usecs"], e1["quota_min"]) == ("weight", "500", "1")
@@ -441,3 +442,69 @@ Totals:
             "trace_poll_dropped": "3"}
     bad = {k: (v, got.get(k)) for k, v in want.items() if got.get(k) != v}
     assert not bad, out
+
+
+def test_one_nic_traced_row_reports_hw_min(tmp_path):
+    """POLL_TRACE=2: a one-NIC patched row gets the mean of the polls'
+    hw_min and the polls per hw_min bucket from benchpoll's sums; hw_min_0
+    is the polls during which the ring ran dry."""
+    d = str(tmp_path)
+    c = os.path.join(d, "runs.csv")
+    poll = os.path.join(d, "poll")
+    with open(poll, "w") as f:
+        f.write("trace_eth0_polls 100\ntrace_eth0_work 3000\ntrace_eth0_ns 5000000\n"
+                "trace_eth0_quota 6400\ntrace_eth0_ewma 0\ntrace_eth0_hw_min 10200\n"
+                "trace_eth0_hw_min_0 30\ntrace_eth0_hw_min_1_15 20\n"
+                "trace_eth0_hw_min_16_63 0\ntrace_eth0_hw_min_64_255 50\n"
+                "trace_eth0_hw_min_256_up 0\ntrace_poll_dropped 0\n")
+    row(d, c, snapfile(d, "b", sys_rx_packets=0), snapfile(d, "a", sys_rx_packets=3000),
+        iperf_json(d, "i.json", 10, 0, 10), "kernel=patched", "profile=udp1470",
+        "role=sweep", "weight_eth1=-", "cost=0", "poll=" + poll)
+    r = read_csv(c)[0]
+    assert r["hw_min_mean"] == "102.0"
+    assert [r["hw_min_" + b] for b in ("0", "1_15", "16_63", "64_255", "256_up")] == \
+        ["30", "20", "0", "50", "0"]
+    assert r["trace_polls"] == "100" and r["ns_share"] == "1.0000"
+
+
+HIST = """# trigger info: hist:keys=dev:vals=hitcount,work,ns:sort=hitcount:size=256 [active]
+
+{ dev: eth0 } hitcount:        100  work:       3000  ns:    5000000
+
+Totals:
+    Dropped: 0
+
+# trigger info: hist:keys=dev,budget:vals=hitcount,quota,ns_per_pkt:sort=hitcount:size=256 [active]
+
+{ dev: eth0, budget:         64 } hitcount:        100  quota:       6400  ns_per_pkt:          0
+
+Totals:
+    Dropped: 0
+
+# trigger info: hist:keys=dev,hw_min:vals=hitcount:sort=hitcount:size=16384 [active]
+
+{ dev: eth0, hw_min:          0 } hitcount:         30
+{ dev: eth0, hw_min:         10 } hitcount:         20
+{ dev: eth0, hw_min:        200 } hitcount:         49
+{ dev: eth0, hw_min:        300 } hitcount:          1
+
+Totals:
+    Dropped: 2
+"""
+
+
+def test_benchpoll_buckets_hw_min(tmp_path):
+    """The guest's benchpoll turns the hw_min trigger's lines into polls
+    per bucket and a hitcount-weighted sum, beside the other sums."""
+    src = open(os.path.join(BENCH, "..", "qemu", "guest", "bin", "benchpoll")).read()
+    prog = src[src.index("\tawk '") + len("\tawk '"):src.index("' $ev/hist")]
+    hist = tmp_path / "hist"
+    hist.write_text(HIST)
+    out = subprocess.run(["awk", prog, str(hist)], check=True, capture_output=True,
+                         text=True).stdout
+    got = dict(line.split() for line in out.splitlines())
+    assert got["trace_eth0_polls"] == "100" and got["trace_eth0_work"] == "3000"
+    assert got["trace_eth0_hw_min"] == str(10 * 20 + 200 * 49 + 300)
+    assert [got["trace_eth0_hw_min_" + b] for b in ("0", "1_15", "16_63", "64_255", "256_up")] \
+        == ["30", "20", "0", "49", "1"]
+    assert got["trace_poll_dropped"] == "2"

@@ -18,6 +18,33 @@ void e1000_napi_stats_init(struct e1000_adapter *adapter)
 	u64_stats_init(&adapter->napi_stats.syncp);
 }
 
+/* RX descriptors the NIC owns now: RDT - RDH, two MMIO reads. */
+static unsigned int e1000_rx_hw_owned(struct e1000_adapter *adapter)
+{
+	struct e1000_rx_ring *ring = adapter->rx_ring;
+	u8 __iomem *hw_addr = adapter->hw.hw_addr;
+	u32 rdh = readl(hw_addr + ring->rdh);
+	u32 rdt = readl(hw_addr + ring->rdt);
+
+	return rdt >= rdh ? rdt - rdh : rdt + ring->count - rdh;
+}
+
+/**
+ * e1000_napi_sample_hw - note how few RX descriptors the NIC owns
+ * @adapter: board private structure
+ *
+ * Called by the RX clean path just before a refill, only while the
+ * e1000_napi_poll tracepoint is on (poll_acc.sample_hw): the poll's minimum
+ * shows whether the ring ran dry during the poll, which the sample at its
+ * start cannot.
+ */
+void e1000_napi_sample_hw(struct e1000_adapter *adapter)
+{
+	struct e1000_poll_acc *acc = &adapter->poll_acc;
+
+	acc->hw_min = min(acc->hw_min, e1000_rx_hw_owned(adapter));
+}
+
 /**
  * e1000_napi_poll_start - begin one poll: its quota, and its accounting
  * @adapter: board private structure
@@ -33,8 +60,6 @@ void e1000_napi_stats_init(struct e1000_adapter *adapter)
 int e1000_napi_poll_start(struct e1000_adapter *adapter,
 			  struct e1000_poll_ctx *ctx, int budget)
 {
-	struct e1000_rx_ring *ring = adapter->rx_ring;
-	u8 __iomem *hw_addr = adapter->hw.hw_addr;
 	bool tracing = trace_e1000_napi_poll_enabled();
 
 	memset(&adapter->poll_acc, 0, sizeof(adapter->poll_acc));
@@ -45,10 +70,9 @@ int e1000_napi_poll_start(struct e1000_adapter *adapter,
 	 * enabling the tracepoint would change the adaptive quota's EWMA.
 	 */
 	if (tracing) {
-		u32 rdh = readl(hw_addr + ring->rdh);
-		u32 rdt = readl(hw_addr + ring->rdt);
-
-		ctx->hw_owned = rdt >= rdh ? rdt - rdh : rdt + ring->count - rdh;
+		ctx->hw_owned = e1000_rx_hw_owned(adapter);
+		adapter->poll_acc.sample_hw = true;
+		adapter->poll_acc.hw_min = ctx->hw_owned;
 	}
 	ctx->start_ns = ctx->adaptive || tracing ? ktime_get_ns() : 0;
 	if (!ctx->adaptive || budget <= 0)
@@ -105,7 +129,7 @@ void e1000_napi_poll_end(struct e1000_adapter *adapter,
 
 	if (trace_e1000_napi_poll_enabled())
 		trace_e1000_napi_poll(adapter->netdev, budget, quota, work,
-				      acc->refills, ctx->hw_owned,
+				      acc->refills, ctx->hw_owned, acc->hw_min,
 				      end_ns - ctx->start_ns,
 				      e1000_quota_ns_per_pkt(qc));
 }

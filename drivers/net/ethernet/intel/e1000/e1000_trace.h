@@ -18,14 +18,16 @@
  * @refills: tail writes (refills that gave descriptors back)
  * @hw_owned: RX descriptors the NIC owned when the poll started (RDT - RDH,
  *            read only while this tracepoint is enabled)
+ * @hw_min: the fewest it owned then and just before each of the poll's
+ *          refills (0: the ring ran dry during the poll)
  * @ns: time the poll took
  * @ns_per_pkt: the adaptive quota's EWMA of the cost of a packet
  */
 TRACE_EVENT(e1000_napi_poll,
 	    TP_PROTO(const struct net_device *netdev, int budget, int quota,
 		     int work, unsigned int refills, unsigned int hw_owned,
-		     u64 ns, unsigned int ns_per_pkt),
-	    TP_ARGS(netdev, budget, quota, work, refills, hw_owned, ns,
+		     unsigned int hw_min, u64 ns, unsigned int ns_per_pkt),
+	    TP_ARGS(netdev, budget, quota, work, refills, hw_owned, hw_min, ns,
 		    ns_per_pkt),
 	    TP_STRUCT__entry(__string(dev, netdev->name)
 			     __field(int, budget)
@@ -33,6 +35,7 @@ TRACE_EVENT(e1000_napi_poll,
 			     __field(int, work)
 			     __field(unsigned int, refills)
 			     __field(unsigned int, hw_owned)
+			     __field(unsigned int, hw_min)
 			     __field(u64, ns)
 			     __field(unsigned int, ns_per_pkt)),
 	    TP_fast_assign(__assign_str(dev, netdev->name);
@@ -41,12 +44,13 @@ TRACE_EVENT(e1000_napi_poll,
 			   __entry->work = work;
 			   __entry->refills = refills;
 			   __entry->hw_owned = hw_owned;
+			   __entry->hw_min = hw_min;
 			   __entry->ns = ns;
 			   __entry->ns_per_pkt = ns_per_pkt;),
-	    TP_printk("dev=%s budget=%d quota=%d work=%d refills=%u hw_owned=%u ns=%llu ns_per_pkt=%u",
+	    TP_printk("dev=%s budget=%d quota=%d work=%d refills=%u hw_owned=%u hw_min=%u ns=%llu ns_per_pkt=%u",
 		      __get_str(dev), __entry->budget, __entry->quota,
 		      __entry->work, __entry->refills, __entry->hw_owned,
-		      __entry->ns, __entry->ns_per_pkt)
+		      __entry->hw_min, __entry->ns, __entry->ns_per_pkt)
 );
 
 #endif /* _E1000_TRACE_H_ */
