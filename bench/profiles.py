@@ -61,6 +61,7 @@ class Profile:
     payload: int = 0         # the UDP payload in bytes (zero-loss: the frame column)
     kpps: bool = False       # its question is a packet rate (a kpps column)
     pdr: str = ""            # the metric of its PDR verdicts (kind pdr), if any
+    ping_only: bool = False  # no iperf3: its result is ping's output (row.py)
 
     @property
     def gro_batch(self):
@@ -84,7 +85,8 @@ _ALL = (
             part_of="zeroloss", payload=1470, pdr="pdr_mbps"),
     Profile("zeroloss64", "UDP 64 B, bisected 1..200 Mbit/s", "as zeroloss1470",
             part_of="zeroloss", payload=64, pdr="pdr_kpps"),
-    Profile("idle", "no traffic, 5 pings a second", "guest CPU split, ping RTT"),
+    Profile("idle", "no traffic, 5 pings a second", "guest CPU split, ping RTT",
+            ping_only=True),
     Profile("share", "UDP 1470 B floods at SAT_OFFER into eth0 and eth1 at once",
             "per NIC: delivered rate, drops by place, packet share, CPU share (patched)",
             nics=2, adaptive="off", saturates=True, payload=1470),
@@ -107,6 +109,7 @@ SATURATED = tuple(p.name for p in _ALL if p.saturates)
 ONE_NIC = tuple(p.name for p in _ALL if p.nics == 1)  # the "By profile" tables' order
 TCP = tuple(p.name for p in _ALL if p.tcp)
 ZERO_LOSS = tuple(p.name for p in _ALL if p.part_of == "zeroloss")
+PING_ONLY = tuple(p.name for p in _ALL if p.ping_only)
 # The share profiles (two NICs flooded at once) and the router (the guest
 # forwards eth0 -> eth1).
 SHARE = tuple(p.name for p in _ALL if p.nics == 2 and not p.forward)

@@ -36,9 +36,9 @@ than schema.LOSS_MAX of what reached the receiver fails the row as host-limited)
 weight_eth1 "-" (a one-NIC profile) is written empty. target,
 poll_target_usecs, quota_min: a share-adaptive row of the patched kernel,
 its NIC's settings (TARGET=fixed: the defaults, 500 and 8); empty otherwise.
-Role hist: napi_polls and the hist_* columns come from the napi:napi_poll
-hist trigger (trace_hist_* lines in AFTER, benchhist) on both kernels, so
-the two are measured the same way.
+Role hist: napi_polls and the hist_* columns come from the hist trigger on
+the core's poll tracepoint (profiles.HIST_TRACEPOINT; trace_hist_* lines in
+AFTER, benchhist) on both kernels, so the two are measured the same way.
 """
 import csv
 import json
@@ -355,7 +355,7 @@ def main():
     if trials and os.path.exists(trials):
         zeroloss_trials(trials, row)
     if result != "-":
-        if row.get("profile") == "idle":
+        if row.get("profile") in profiles.PING_ONLY:
             errors.append(ping(result, row))
         else:
             errors.append(iperf(result, row))

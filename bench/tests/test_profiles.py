@@ -101,6 +101,7 @@ def test_profile_groups():
                                 "zeroloss64", "idle")
     assert profiles.TCP == ("tcp", "tcp4")
     assert profiles.ZERO_LOSS == ("zeroloss1470", "zeroloss64")
+    assert profiles.PING_ONLY == ("idle",)
     assert profiles.is_zero_loss("zeroloss64") and not profiles.is_zero_loss("udp64")
     assert not profiles.is_zero_loss("no-such-profile")
     assert profiles.SHARE == ("share", "share-adaptive") == profiles.SATURATED
