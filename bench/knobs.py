@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import profiles  # noqa: E402
+import schema  # noqa: E402
 from paired import MIN_PAIRS  # noqa: E402
 
 # The modes of bench/args.sh: which knobs each target checks. Every mode but
@@ -72,22 +73,25 @@ TABLE = (
     K("BOOT_ORDER", "order", ("patched baseline", "baseline patched"), "patched baseline",
       "which guest boots first (to check the two slots)", meta="always"),
     K("PROFILES", "words", profiles.KNOB_NAMES, " ".join(profiles.DEFAULT),
-      "the traffic (bench/profiles.py; share, share-adaptive and router need two NICs)",
+      "the traffic (bench/profiles.py; %s and %s need two NICs)" % (
+          ", ".join(profiles.TWO_NIC[:-1]), profiles.TWO_NIC[-1]),
       meta="always"),
     K("REPS", "reps", (1, 100), "3",
       "repetitions (pairs), or auto: MIN_REPS, then one more until every goal is decided",
       meta="always"),
-    K("CALIB", "word", ("0", "1"), "1", "calibration runs (ring 4096, tcp) per CALIB_PINS layout",
-      meta="always"),
+    K("CALIB", "word", ("0", "1"), "1",
+      "calibration runs (ring 4096, %s) per CALIB_PINS layout" % profiles.CALIB, meta="always"),
     K("CALIB_PINS", "words", ("none", "split", "client-on-vcpu"), "none split client-on-vcpu",
       "the calibration's CPU layouts", meta="always"),
     K("PIN", "word", ("none", "split", "client-on-vcpu", "0", "1"), "split",
       "the sweep's CPU layout (1: split, 0: none)", meta="always"),
     K("HIST", "word", ("0", "1"), "1",
-      "per repetition, tcp and udp1470 at the defaults with the napi_poll histogram",
+      "per repetition, %s at the defaults with the %s histogram" % (
+          " and ".join(profiles.HIST), profiles.HIST_TRACEPOINT.split(":")[1]),
       meta="always"),
     K("WEIGHTS_ETH1", "nums", (1, 64), profiles.BASELINE_WEIGHT_ETH1,
-      "eth1's weight in the two-NIC profiles (baseline: 64)", meta="nics2"),
+      "eth1's weight in the two-NIC profiles (baseline: %s)" % profiles.BASELINE_WEIGHT_ETH1,
+      meta="nics2"),
     K("COST", "nums", (0, 100000), "0",
       "rules of an nftables chain eth0's packets walk (bench: an axis of every profile)",
       "lab", "nics2-or-changed"),
@@ -100,8 +104,8 @@ TABLE = (
     K("POLL_TRACE", "word", ("0", "1", "2"), "1",
       "trace the patched guest's polls: 1 in the two-NIC profiles (the CPU shares), 2 in every"
       " profile (hw_min; costs MMIO reads per refill)", meta="changed"),
-    K("ROUTER_PDR", "word", ("0", "1"), "1", "every router run ends with its PDR 0.1 % search",
-      meta="changed"),
+    K("ROUTER_PDR", "word", ("0", "1"), "1",
+      "every %s run ends with its %s search" % (profiles.ROUTER, schema.PDR), meta="changed"),
     K("LAYOUT", "word", ("aligned", "plain"), "aligned",
       "the compared kernels' code layout: functions page-aligned at -O2, or tinyconfig's -Os",
       "lab", "changed"),
@@ -144,11 +148,11 @@ KNOBS = {k.name: k for k in TABLE}
 # defaults: QUICK=1 (plain make) and AA=1 (make aa).
 PRESETS = (
     ("QUICK", {"WEIGHTS": profiles.BASELINE["weight"], "REFILL": profiles.BASELINE["refill"],
-               "PROFILES": "tcp udp1470", "SECS": "4", "REPS": "auto", "MAX_REPS": "8",
-               "CALIB": "0", "CALIB_PINS": "split", "HIST": "0", "SAT_REPS": "2"}),
+               "PROFILES": " ".join(profiles.QUICK_PROFILES), "SECS": "4", "REPS": "auto",
+               "MAX_REPS": "8", "CALIB": "0", "CALIB_PINS": "split", "HIST": "0", "SAT_REPS": "2"}),
     ("AA", {"WEIGHTS": profiles.BASELINE["weight"], "REFILL": profiles.BASELINE["refill"],
-            "ADAPTIVE": profiles.BASELINE["adaptive"], "PROFILES": "tcp udp1470 udp64",
-            "CALIB": "0", "HIST": "0", "SAT_REPS": "2", "REPS": "20"}),
+            "ADAPTIVE": profiles.BASELINE["adaptive"],
+            "PROFILES": " ".join(profiles.AA_PROFILES), "CALIB": "0", "HIST": "0", "SAT_REPS": "2", "REPS": "20"}),
 )
 
 # What resolve prints after the knobs: facts of the profiles swept, and the
@@ -316,7 +320,7 @@ def resolve(env):
     words = value(env, "PROFILES").split()
     out.append(("BENCH_RATE_NEEDED",
                 "1" if profiles.needs_udp1470_rate(words, value(env, "HIST") == "1") else "0"))
-    out.append(("BENCH_ROUTER", "1" if "router" in words else "0"))
+    out.append(("BENCH_ROUTER", "1" if profiles.ROUTER in words else "0"))
     out += [("BASELINE_" + k.upper(), v) for k, v in profiles.BASELINE.items()]
     return out
 

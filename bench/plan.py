@@ -15,8 +15,9 @@ guest's net.core.gro_normal_batch) and ping_load (1: ping beside the
 traffic).
 
 Every run is one half of a pair: a patched configuration and the baseline
-(profiles.BASELINE: fixed weight 64, refill 16, no adaptive quota) with the
-same environment (defer, ring, fifo, link, CPU layout, COST) and profile,
+(profiles.BASELINE: the unpatched driver's fixed weight and refill, no
+adaptive quota) with the same environment (defer, ring, fifo, link, CPU
+layout, COST) and profile,
 run back to back, so that the drift of the machine between minutes cancels
 inside the pair. Which of the two runs first is drawn at random for every
 pair (AB or BA). The pairs:

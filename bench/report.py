@@ -21,11 +21,13 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import paired  # noqa: E402
+import profiles  # noqa: E402
 import row  # noqa: E402
 import schema  # noqa: E402
 import verdicts  # noqa: E402
 
-PDR = "PDR " + schema.percent(schema.LOSS_MAX)  # "PDR 0.1 %"
+PDR = schema.PDR  # "PDR 0.1 %"
+BASE = profiles.BASELINE  # the baseline triple, also the patched kernel's defaults
 
 CONFIG = ("kernel", "role", "weight", "refill", "adaptive", "idle_limit",
           "defer", "ring", "fifo", "link", "cost")
@@ -43,7 +45,7 @@ def unattributed(r):
     connection, and the receiver does not count the tail of a run as lost.
     """
     lost = num(r.get("lost"))
-    if lost is None or not r.get("sent") or r["profile"].startswith("zeroloss"):
+    if lost is None or not r.get("sent") or profiles.is_zero_loss(r["profile"]):
         return None  # a zero-loss row's lost is its last passing trial's
     return lost - sum(num(r.get(k)) or 0 for k, _ in DROPS)
 
@@ -166,13 +168,13 @@ def profile_table(rows, prof):
     present = [c for c in cols if (c[0] != "link_drops" or paced) and (
         any(num(r.get(c[0])) is not None for r in prow)
         or (c[0] == "loss_pct" and any(r.get("sent") for r in prow))
-        or (c[0] == "unattributed" and not prof.startswith("zeroloss")
+        or (c[0] == "unattributed" and not profiles.is_zero_loss(prof)
             and any(r.get("sent") for r in prow))
         or (c[0] == "irq_per_1000")
         or (c[0] in ("refills_per_1000", "cpu_us_per_pkt")
             and any(value(r, c[0]) is not None for r in prow))
-        or (c[0] == "kpps" and prof == "udp64"))]
-    calib = prof in ("tcp", "tcp4") and any(r["role"] == "calib" for r in rows)
+        or (c[0] == "kpps" and profiles.PROFILES[prof].kpps))]
+    calib = prof in profiles.TCP and any(r["role"] == "calib" for r in rows)
     costly = any(r["cost"] != "0" for r in prow)  # COST swept: a column of its own
     out = ["### %s" % prof, "",
            "| kernel | weight | refill | adaptive | idle limit | defer | ring | fifo | link | " +
@@ -191,8 +193,7 @@ def profile_table(rows, prof):
               ratio(metric(runs, "fifo_drops"), metric(base, "fifo_drops"))]
         if env["kernel"] == "baseline":
             rv = ["(reference)", "(reference)"]
-            w = n = "64 (fixed)"
-            n = "16 (fixed)"
+            w, n = fixed("weight"), fixed("refill")
         else:
             w, n = env["weight"], env["refill"]
         frac = ""
@@ -209,12 +210,19 @@ def profile_table(rows, prof):
     return out
 
 
+def fixed(knob):
+    """The baseline's setting of a knob it does not have, as the tables
+    write it: its value in profiles.BASELINE, "(fixed)"."""
+    return "%s (fixed)" % BASE[knob]
+
+
+# The baseline's weights of eth0 and eth1 (two NICs), as "eth0/eth1"
+BASE_WEIGHTS = "%s/%s" % (BASE["weight"], profiles.BASELINE_WEIGHT_ETH1)
+
+
 def defaults_cfg(rows):
-    """The patched kernel at its defaults: weight 64, refill 16, adaptive off."""
-    return [r for r in rows if r["kernel"] == "patched" and r["role"] == "sweep"
-            and r["weight"] == "64" and r["refill"] == "16"
-            and r["adaptive"] == "off" and r["idle_limit"] == "0"
-            and r["defer"] == "0" and r["cost"] == "0"]
+    """The patched kernel at its defaults (the baseline triple), sweep runs."""
+    return [r for r in rows if r["role"] == "sweep" and is_default(r)]
 
 
 def value(r, key):
@@ -228,51 +236,19 @@ def value(r, key):
     if key == "kpps":  # datagrams received per second, in thousands
         sent, lost, secs = num(r.get("sent")), num(r.get("lost")), num(r.get("secs"))
         return (sent - lost) / secs / 1000.0 if sent and lost is not None and secs else None
-    if key == "pdr_kpps":  # the PDR rate found, 64 B payloads
+    if key == "pdr_kpps":  # the PDR rate found, in packets of the profile's payload
         v = num(r.get("offered_mbps"))
-        return v * 1e6 / (64 * 8) / 1000.0 if v is not None else None
+        payload = profiles.PROFILES[r["profile"]].payload
+        return v * 1e6 / (payload * 8) / 1000.0 if v is not None else None
     if key == "pdr_mbps":
         return num(r.get("offered_mbps"))
     return num(r.get(key))
 
 
-# The goals of docs/results.md: (metric, label, profile, target, estimator).
-# "No worse" goals carry their margin in the target (<= 1.05x).
-GOALS = (
-    ("pdr_mbps", PDR + " rate, 1470 B (Mbit/s)", "zeroloss1470", ">= 1.25x", "ratio"),
-    ("pdr_kpps", PDR + " rate, 64 B payload / 106 B frame (kpps)", "zeroloss64",
-     ">= 1.25x", "ratio"),
-    ("mbps", "TCP 1 stream (Mbit/s)", "tcp", ">= 1.25x", "ratio"),
-    ("fifo_drops", "TCP 1 stream FIFO drops", "tcp", "<= 0.5x", "count"),
-    ("rtt_p99_ms", "TCP: ping RTT p99 under load (no worse)", "tcp", "<= 1.05x", "ratio"),
-    ("cpu_us_per_pkt", "TCP: guest CPU per packet (no worse)", "tcp", "<= 1.05x", "ratio"),
-    ("lost", "UDP 1470 B lost datagrams", "udp1470", "<= 0.5x", "count"),
-    ("irq_per_1000", "UDP 1470 B interrupts per 1000 packets", "udp1470", "<= 0.5x", "ratio"),
-    ("cpu_busy", "idle: guest CPU busy % (no worse)", "idle", "<= 1.05x", "ratio"),
-    ("rtt_ms", "idle: ping RTT (no worse)", "idle", "<= 1.05x", "ratio"),
-)
+# The goals and what `make aa` judges (bench/profiles.py, where each says why)
+GOALS = profiles.GOALS
+RESOLUTION = profiles.AAS
 
-# What `make aa` judges: (metric, label, profile, nic, the resolution the lab
-# aims at in %, or None). Only metrics that a verdict or a comparison of
-# the lab uses are judged; two were retired (docs/bench.md, "A/A"): UDP
-# 1470 B CPU per packet (no goal uses it; at half the saturation rate the
-# guest is 60-90 % idle, so the busy time per packet is mostly the guest's
-# own housekeeping: +-21.6 % in 20 pairs) and TCP interrupts per packet (no
-# goal uses it; +-13.9 %). The router and share rows are the layout A/A's
-# (make aa PAD=N): the same code in two layouts must forward and share alike.
-RESOLUTION = (
-    ("mbps", "TCP throughput", "tcp", "", 5),
-    ("cpu_us_per_pkt", "TCP CPU per packet", "tcp", "", 10),
-    ("rtt_p99_ms", "TCP ping RTT p99 under load", "tcp", "", None),
-    ("mbps", "UDP 1470 B throughput", "udp1470", "", 5),
-    ("irq_per_1000", "UDP 1470 B interrupts per 1000 packets", "udp1470", "", 10),
-    ("kpps", "UDP 64 B packet rate", "udp64", "", 5),
-    ("mbps", "Router: forwarded rate under the flood", "router", "", 3),
-    ("pdr_mbps", "Router: " + PDR + " rate", "router", "", 5),
-    ("kpps", "Share: eth0's delivered rate", "share", "eth0", 3),
-    ("kpps", "Share: eth1's delivered rate", "share", "eth1", 3),
-    ("pkt_share", "Share: eth0's packet share", "share", "eth0", 3),
-)
 
 def goal_env(rows):
     """The goals' setting: ring 256, FIFO 32, the first link mode swept."""
@@ -316,8 +292,8 @@ def config_label(env, meta):
     link = env["link"]
     if link != "none":
         link = "%s/%s" % (link, meta.get("parameters", {}).get("LINK_BURST") or "?")
-    return "weight 64, refill 16, adaptive off, defer 0, ring %s, FIFO %s, link %s" % (
-        env["ring"], env["fifo"], link)
+    return ("weight %(weight)s, refill %(refill)s, adaptive %(adaptive)s" % BASE
+            + ", defer 0, ring %s, FIFO %s, link %s" % (env["ring"], env["fifo"], link))
 
 
 def excluded(match):
@@ -331,19 +307,20 @@ def excluded(match):
 
 
 def is_default(r):
-    """The patched kernel at its defaults (defaults_cfg's rule, for one row)."""
-    return (r["kernel"] == "patched" and r["weight"] == "64" and r["refill"] == "16"
-            and r["adaptive"] == "off" and r["idle_limit"] == "0" and r["defer"] == "0"
-            and r["cost"] == "0")
+    """The patched kernel at its defaults: the baseline triple
+    (profiles.BASELINE), no idle limit, no defer, COST 0."""
+    return (r["kernel"] == "patched" and all(r[k] == v for k, v in BASE.items())
+            and r["idle_limit"] == "0" and r["defer"] == "0" and r["cost"] == "0")
 
 
 def goal_specs(rows, meta):
     """The goals measured in this sweep, as verdicts.judge takes them."""
     env = goal_env(rows)
     cfg = config_label(env, meta)
-    settings = dict(weight="64", refill="16", adaptive="off", defer="0", **env)
+    settings = dict(BASE, defer="0", **env)
     todo = []
-    for key, label, prof, target, kind in GOALS:
+    for g in GOALS:
+        key, label, prof, target, kind = g.metric, g.label, g.profile, g.target, g.estimator
         pr = pairs_of(rows, prof, key, env)
         if not pr and not any(r["profile"] == prof for r in ALL):
             continue  # not part of this sweep
@@ -390,7 +367,8 @@ def resolution_rows(rows, meta):
     cfg = config_label(env, meta)
     out, ps = [], []
     for cost in costs:
-        for key, label, prof, nic, aim in RESOLUTION:
+        for a in RESOLUTION:
+            key, label, prof, nic, aim = a.metric, a.label, a.profile, a.nic, a.aim
             pr = aa_pairs(rows, prof, nic, key, cost)
             if not pr:
                 continue
@@ -427,7 +405,7 @@ def pdr_records(rows, meta):
     a goal already) against its baseline twins, paired (pairs_of's rule)."""
     env = goal_env(rows)
     specs = []
-    for prof, key in (("zeroloss1470", "pdr_mbps"), ("zeroloss64", "pdr_kpps")):
+    for prof, key in ((p, profiles.PROFILES[p].pdr) for p in profiles.ZERO_LOSS):
         pr = [r for r in rows if r["profile"] == prof and r["role"] == "sweep"
               and r["kernel"] == "patched"]
         for cfg, runs in sorted(group(pr, CONFIG).items()):
@@ -516,7 +494,7 @@ def napi_hist(rows):
     if not h:
         return []
     out = ["## napi_poll work/budget (role hist: both kernels at their defaults, "
-           "hist trigger on napi:napi_poll)", "",
+           "hist trigger on %s)" % profiles.HIST_TRACEPOINT, "",
            "Share of polls (%) by packets handled as a share of the budget; "
            "median [min-max] over the repetitions.", "",
            "| profile | kernel | polls | packets per poll | " +
@@ -560,7 +538,7 @@ def calibration(rows, meta):
 
 def zeroloss_table(rows):
     """What ended each bisection: the lowest failing trial, by place."""
-    zl = [r for r in rows if r["role"] == "sweep" and r["profile"].startswith("zeroloss")
+    zl = [r for r in rows if r["role"] == "sweep" and profiles.is_zero_loss(r["profile"])
           and r.get("zl_trials")]
     if not zl:
         return []
@@ -597,8 +575,8 @@ def zeroloss_table(rows):
         base = env["kernel"] == "baseline"
         out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | "
                    "%s %% | %s %% | %s %% | %s %% | %s %% | %s |" % (
-            env["profile"][len("zeroloss"):] + " B", env["kernel"],
-            "64 (fixed)" if base else env["weight"], "16 (fixed)" if base else env["refill"],
+            "%d B" % profiles.PROFILES[env["profile"]].payload, env["kernel"],
+            fixed("weight") if base else env["weight"], fixed("refill") if base else env["refill"],
             env["adaptive"], env["idle_limit"], env["defer"], env["ring"], env["fifo"],
             env["link"] + ("" if env["cost"] == "0" else " (COST %s)" % env["cost"]),
             fmt(metric(runs, "offered_mbps")),
@@ -625,8 +603,7 @@ def plots(rows, d):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    profs = [p for p in ("tcp", "tcp4", "udp1470", "udp64", "idle")
-             if any(r["profile"] == p for r in rows)]
+    profs = [p for p in profiles.BY_WEIGHT if any(r["profile"] == p for r in rows)]
     made = []
 
     hist_plot(rows, d, plt, made)
@@ -668,9 +645,10 @@ def plots(rows, d):
                 base = metric(runs, key)
                 if base:
                     ax.axhline(base[0], color="k", ls=next(styles),
-                               label="baseline w64 defer %s ring %s (median; points: runs)" % env)
+                               label="baseline w%s defer %%s ring %%s (median; points: runs)"
+                               % BASE["weight"] % env)
                     left = min((int(r["weight"]) for r in rows if r["kernel"] == "patched"
-                                and r["role"] == "sweep"), default=64)
+                                and r["role"] == "sweep"), default=int(BASE["weight"]))
                     bv = [value(r, key) for r in runs if value(r, key) is not None]
                     ax.scatter([left * 0.8] * len(bv), bv, s=10, marker="x", color="k")
             ax.set_xscale("log", base=2)
@@ -726,7 +704,8 @@ def plots(rows, d):
 
 # ---- Two NICs on one vCPU (NICS=2): share, share-adaptive, router ----
 
-SHARE = ("share", "share-adaptive")
+SHARE = profiles.SHARE
+ROUTER = profiles.ROUTER
 
 
 def share_runs(rows):
@@ -789,7 +768,7 @@ def weights_cell(k, targets=False):
     """weights eth0/eth1 | refill, of a SHARE_KEY; with targets, then the
     poll targets eth0/eth1 of share-adaptive (TARGET)"""
     if k[1] == "baseline":
-        cell = "64/64 (fixed) | 16 (fixed)"
+        cell = "%s (fixed) | %s" % (BASE_WEIGHTS, fixed("refill"))
     else:
         cell = "%s/%s | %s" % (k[2], k[3], k[5])
     return cell + (" | %s" % (k[10] or "-") if targets else "")
@@ -829,7 +808,7 @@ def share_settings(k):
     s = dict(zip(SHARE_KEY[1:], k[1:]))
     s["poll_target"] = s.pop("target")
     if k[1] == "baseline":
-        words = "baseline 64/64 (fixed), refill 16 (fixed)"
+        words = "baseline %s (fixed), refill %s" % (BASE_WEIGHTS, fixed("refill"))
     else:
         words = "patched, weights %s/%s, refill %s" % (k[2], k[3], k[5])
     words += ", COST %s, defer %s, ring %s, FIFO %s, link %s" % (k[4], k[6], k[7], k[8], k[9])
@@ -917,15 +896,16 @@ def share_summary(runs):
            "",
            "Both NICs flooded at once with UDP 1470 B from their two host netns, each offered "
            "more than the guest takes; `share-adaptive` with the adaptive quota on for both "
-           "NICs (the baseline has neither weight nor adaptive quota: 64/64). Weight share: "
+           "NICs (the baseline has neither weight nor adaptive quota: %s). Weight share: "
            "eth0's weight / the sum of both. Packet share: eth0's share of the packets both "
            "NICs received. CPU share: eth0's share of the time both NICs' polls took (the sum "
-           "of `e1000:e1000_napi_poll`'s `ns`: patched kernel only; the baseline has no such "
+           "of `%s`'s `ns`: patched kernel only; the baseline has no such "
            "tracepoint). `x weight`: a share over its weight share, for eth0 and eth1 (1.00: "
            "exactly the weight's share). The goal of the adaptive quota (issue 14): the CPU "
            "share of both NICs within %s of their weight share (%.2f-%.2fx). ns/pkt: "
            "a NIC's polls' ns / their packets. Median [min-max] over the repetitions; every "
-           "run counted needs both of its rows ok." % ((BAND,) + SHARE_BAND)
+           "run counted needs both of its rows ok." % (
+               (BASE_WEIGHTS, profiles.POLL_TRACEPOINT, BAND) + SHARE_BAND)
            + (" Poll target: share-adaptive's poll_target_usecs of eth0/eth1 and quota_min "
               "(TARGET fixed: the driver's 500 and 8; weight: 500 w / max(w_eth0, w_eth1) "
               "and 1; per-weight: 500 w / 64 and 1)." if tg else ""), "",
@@ -1047,31 +1027,31 @@ def router_specs(rows):
     """The router's questions, as verdicts.judge takes them: every patched
     setting's forwarding rate (kind router) and, where measured, its PDR
     (kind pdr) against the baseline runs of the same pairs."""
-    rr = [r for r in rows if r["role"] == "sweep" and r["profile"] == "router"]
+    rr = [r for r in rows if r["role"] == "sweep" and r["profile"] == ROUTER]
     base = {r.get("pair"): r for r in rr if r["kernel"] == "baseline"}
     specs = []
     for k, runs in sorted(group([r for r in rr if r["kernel"] != "baseline"],
                                 ROUTER_KEY).items()):
         s = dict(zip(ROUTER_KEY[1:], k[1:]))
-        mine = {r.get("pair") for r in ALL if r["profile"] == "router" and r["role"] == "sweep"
+        mine = {r.get("pair") for r in ALL if r["profile"] == ROUTER and r["role"] == "sweep"
                 and all(r[c] == v for c, v in zip(ROUTER_KEY, k))}
 
         def theirs(r, k=k, mine=mine):
-            return r["profile"] == "router" and (
+            return r["profile"] == ROUTER and (
                 all(r[c] == v for c, v in zip(ROUTER_KEY, k))
                 or r["kernel"] == "baseline" and r.get("pair") in mine)
         gone = excluded(theirs)
         words = ("%s, weights %s/%s, refill %s, adaptive %s, COST %s, defer %s, ring %s, "
                  "FIFO %s, link %s" % ((k[0],) + k[1:]))
         for kind, key, what in (("router", "mbps", "forwarding rate under the flood"),
-                                ("pdr", "pdr_mbps", PDR + " rate")):
+                                ("pdr", profiles.PROFILES[ROUTER].pdr, PDR + " rate")):
             pr = [(value(r, key), value(base[r["pair"]], key)) for r in runs
                   if r.get("pair") in base]
             pr = [(x, y) for x, y in pr if x and y]
             if kind == "pdr" and not pr and not any(
                     value(r, key) is not None for r in runs + list(base.values())):
                 continue  # no PDR in this sweep (ROUTER_PDR=0)
-            specs.append(dict(metric=key, profile="router", config=words, target=verdicts.AHEAD,
+            specs.append(dict(metric=key, profile=ROUTER, config=words, target=verdicts.AHEAD,
                               kind="ratio", pairs=pr, kind_of=kind, settings=s,
                               label="router: %s against the baseline" % what, excluded=gone))
     return specs
@@ -1091,7 +1071,7 @@ def router_records(rows, meta=None, aa=False):
 
 
 def router_table(rows, records=None):
-    rr = [r for r in rows if r["role"] == "sweep" and r["profile"] == "router"]
+    rr = [r for r in rows if r["role"] == "sweep" and r["profile"] == ROUTER]
     if not rr:
         return []
     out = ["## Router: the guest forwards eth0 -> eth1", "",
@@ -1127,7 +1107,7 @@ def router_table(rows, records=None):
             return "(reference)"
         s = dict(zip(ROUTER_KEY[1:], (runs[0][c] for c in ROUTER_KEY[1:])))
         return verdicts.vs_cell(next((r for r in records if r["kind"] == kind
-                                      and r["profile"] == "router" and r["settings"] == s),
+                                      and r["profile"] == ROUTER and r["settings"] == s),
                                      None))
     for k in sorted(g, key=lambda k: (k[0] != "baseline", int(k[5]), -int(k[1]), -int(k[2]),
                                       k[3], k[4])):
@@ -1136,10 +1116,11 @@ def router_table(rows, records=None):
         base = env["kernel"] == "baseline"
         out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | "
                    "%s | %s | %s | %s | %s | %s | %s | %s |" % (
-                       env["kernel"], "64 (fixed)" if base else env["weight"],
-                       "64 (fixed)" if base else env["weight_eth1"],
-                       "16 (fixed)" if base else env["refill"], env["adaptive"], env["cost"],
-                       n_cell(runs, ROUTER_KEY + ("role", "profile"), k + ("sweep", "router")),
+                       env["kernel"], fixed("weight") if base else env["weight"],
+                       "%s (fixed)" % profiles.BASELINE_WEIGHT_ETH1 if base
+                       else env["weight_eth1"],
+                       fixed("refill") if base else env["refill"], env["adaptive"], env["cost"],
+                       n_cell(runs, ROUTER_KEY + ("role", "profile"), k + ("sweep", ROUTER)),
                        fmt(metric(runs, "mbps"), 1), fmt(metric(runs, "offered_mbps")),
                        "%d of %d" % (sum(1 for r in runs if r.get("pdr_confirmed") == "1"),
                                      len(runs)),
@@ -1189,7 +1170,7 @@ def share_plots(rows, d, plt):
                       and r["kernel"] == "baseline" and r.get(key) is not None]
                 if br and not patched_only:
                     ax.scatter([0.5] * len(br), [r[key] for r in br], marker="x", s=30,
-                               color=colors[c], label="baseline 64/64, COST %d" % c)
+                               color=colors[c], label="baseline %s, COST %d" % (BASE_WEIGHTS, c))
             ax.set_xlim(0, 1)
             ax.set_ylim(0, 1)
             ax.set_xlabel("eth0's weight share, w0 / (w0 + w1)")
@@ -1201,7 +1182,7 @@ def share_plots(rows, d, plt):
 
 
 def router_plot(rows, d, plt):
-    rr = [r for r in rows if r["role"] == "sweep" and r["profile"] == "router"]
+    rr = [r for r in rows if r["role"] == "sweep" and r["profile"] == ROUTER]
     made = []
     if not rr:
         return made
@@ -1263,7 +1244,7 @@ def hist_plot(rows, d, plt, made):
 
 def zeroloss_plot(rows, d, plt):
     made = []
-    zl = [r for r in rows if r["profile"].startswith("zeroloss") and r["role"] == "sweep"]
+    zl = [r for r in rows if profiles.is_zero_loss(r["profile"]) and r["role"] == "sweep"]
     if zl:
         fig, ax = plt.subplots(figsize=(8, 4))
         g = group(zl, ("profile",) + CONFIG)
@@ -1428,7 +1409,7 @@ def main():
     md += share_tables(rows, recs)
     md += router_table(rows, recs)
     md += ["## By profile", ""]
-    for prof in ("tcp", "tcp4", "udp1470", "udp64", "zeroloss1470", "zeroloss64", "idle"):
+    for prof in profiles.ONE_NIC:
         md += profile_table(rows, prof)
     if not no_plots:
         try:
@@ -1442,7 +1423,7 @@ def main():
     os.replace(tmp, os.path.join(d, "summary.md"))
     # The terminal gets the verdicts (or the A/A resolution) and the tcp table.
     print("\n".join(md[:2] if not complete(meta) else []))
-    print("\n".join(vtable + profile_table(rows, "tcp") + share_summary(share_runs(rows))
+    print("\n".join(vtable + profile_table(rows, profiles.CALIB) + share_summary(share_runs(rows))
                     + router_table(rows, recs)))
     print("report: %s" % os.path.join(d, "summary.md"))
     if aa:

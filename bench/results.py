@@ -20,7 +20,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import paired  # noqa: E402
+import profiles  # noqa: E402
 import report  # noqa: E402
+import schema  # noqa: E402
 import verdicts  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -99,13 +102,13 @@ A ratio is patched / baseline over pairs run back to back (or, for the
 shares, a share over its weight share within each run), with its 95 %
 interval and the pairs or runs behind it. `met`: the interval is beyond
 the target; `not_met`: on the wrong side; `inconclusive`: neither (or no
-interval: fewer than 6 pairs); `not_judged`: nothing to judge. Runs left
+interval: fewer than {min_pairs} pairs); `not_judged`: nothing to judge. Runs left
 out (failed, or host-limited: the host, not the guest, was the limit) are
 counted on each line.
 
 ## The answer, in short (from docs/results.md)
 
-- **At its defaults** (weight 64, refill 16, adaptive off) the patched
+- **At its defaults** (weight {weight}, refill {refill}, adaptive {adaptive}) the patched
   kernel is at parity with upstream wherever the lab resolves it (TCP
   throughput on the wire, UDP interrupts per packet): the old targets
   (1.25x, 0.5x) are `not_met`, and no goal is `met`. Those sweeps compare
@@ -113,15 +116,15 @@ counted on each line.
   on aligned images (sweep 28) TCP at COST 1000 is 0.98x with an interval
   that contains 1.
 - **Weights as shares** (two NICs on one vCPU): the packet share follows
-  the weight ratio within +-10 % at equal cost; with unequal cost fixed
+  the weight ratio within {band} at equal cost; with unequal cost fixed
   weights do not give CPU time by weight, and the adaptive quota brings
-  the CPU share within +-10 % at most weight pairs (sweeps 19-20, 24).
+  the CPU share within {band} at most weight pairs (sweeps 19-20, 24).
   These compare settings of one image and stand.
 - **The router**: the 1.24-1.39x lead of the patched kernel at COST 1000
   was the code layout, not the driver (withdrawn below); on aligned images
   it forwards no more than the baseline (0.89x over 5 pairs, no interval).
   Its question needs a host where the guest, not the host, is the limit.
-"""
+""".format(min_pairs=paired.MIN_PAIRS, band=report.BAND, **profiles.BASELINE)
 
 
 def pct_runs(r):
@@ -184,7 +187,7 @@ def derive():
             raise SystemExit("results: %s is not in bench/results.py's SWEEPS: say what it "
                              "may claim" % name)
         meta, recs = report.sweep_records(d)
-        share = [r for r in report.ALL if r["profile"] in report.SHARE]
+        share = [r for r in report.ALL if r["profile"] in profiles.SHARE]
         hl = report.runs_of([r for r in share if report.is_host_limited(r)])
         out[name] = (meta, recs, report.runs_of(share), hl)
     return out
@@ -240,12 +243,13 @@ def render(sweeps):
         md.append("")
 
     md += ["## 3. Shares against the weight share (two NICs on one vCPU, issue 14)", "",
-           "Each NIC's share over its weight share, per configuration, within +-10 %; "
+           "Each NIC's share over its weight share, per configuration, within %s; "
            "measured within each run, so no baseline is needed (the baseline's row is its "
-           "packet share at 64/64).", ""]
+           "packet share at %s)." % (report.BAND, report.BASE_WEIGHTS), ""]
     for s in claims:
         b = [r for r in sweeps[s][1] if r["kind"] == "band"]
-        share_profiles = "share" in str(sweeps[s][0].get("parameters", {}).get("PROFILES", ""))
+        swept = str(sweeps[s][0].get("parameters", {}).get("PROFILES", "")).split()
+        share_profiles = any(p in profiles.SHARE for p in swept)
         if b:
             md += band_lines(s, b)
         elif share_profiles:
@@ -254,9 +258,10 @@ def render(sweeps):
     md.append("")
 
     md += ["## 4. The router and the PDR against the baseline", "",
-           "Forwarding rate under the flood (kind router) and the PDR 0.1 % rate (kind pdr) "
+           "Forwarding rate under the flood (kind router) and the %s rate (kind pdr) "
            "of each patched setting against the baseline runs of the same pairs, target "
-           "`>= 1.0x` (ahead of the baseline); the zero-loss settings other than the goals'.",
+           "`>= 1.0x` (ahead of the baseline); the zero-loss settings other than the goals'."
+           % schema.PDR,
            ""]
     for kind in ("router", "pdr"):
         for s, r in records(kind, ("result", "natural")):

@@ -32,13 +32,13 @@ trace_* columns and its share of the RX softirq time, ns_share). A router
 row (profile router, no nic) has eth0's counters, eth0's trace sums, and
 from peer (eth1's snapshots) fwd_drops: packets eth0 received that eth1 did
 not send; rcv_sock_drops=N are the receiver's socket drops on the host (more
-than 0.1 % of what reached the receiver fails the row as host-limited).
+than schema.LOSS_MAX of what reached the receiver fails the row as host-limited).
 weight_eth1 "-" (a one-NIC profile) is written empty. target,
 poll_target_usecs, quota_min: a share-adaptive row of the patched kernel,
 its NIC's settings (TARGET=fixed: the defaults, 500 and 8); empty otherwise.
-Role hist: napi_polls and the hist_* columns come from the napi:napi_poll
-hist trigger (trace_hist_* lines in AFTER, benchhist) on both kernels, so
-the two are measured the same way.
+Role hist: napi_polls and the hist_* columns come from the hist trigger on
+the core's poll tracepoint (profiles.HIST_TRACEPOINT; trace_hist_* lines in
+AFTER, benchhist) on both kernels, so the two are measured the same way.
 """
 import csv
 import json
@@ -155,7 +155,7 @@ def exit_code(path):
 
 def zeroloss_trials(path, row):
     """Zero-loss bisection: its trial count and, of the lowest offered rate
-    that lost more than 0.1 % (the bisection's own verdict), what was lost
+    that lost more than schema.LOSS_MAX (the bisection's own verdict), what was lost
     and where, counted around that trial alone: what ended the bisection."""
     fields = ("zl_fail_mbps", "verdict", "zl_fail_sent", "zl_fail_lost",
               "zl_fail_fifo", "zl_fail_link", "zl_fail_sock", "zl_fail_softnet")
@@ -223,7 +223,7 @@ def two_nics(row, a, b, peer, poll, errors):
         if "cpu_total" in a and "cpu_idle" in b and own + other:  # guest-wide, both NICs
             busy = (a["cpu_total"] - b["cpu_total"]) - (a["cpu_idle"] - b["cpu_idle"])
             row["cpu_us_per_pkt"] = "%.3f" % (busy * 1e6 / USER_HZ / (own + other))
-    if row.get("profile") == "router" and own is not None and "sys_tx_packets" in pa:
+    if row.get("profile") == profiles.ROUTER and own is not None and "sys_tx_packets" in pa:
         row["fwd_drops"] = own - (pa["sys_tx_packets"] - pb["sys_tx_packets"])
     if not poll:
         return
@@ -252,7 +252,7 @@ def two_nics(row, a, b, peer, poll, errors):
 
 
 def host_limited(row, errors):
-    """A router run whose receiver (on the host) dropped more than 0.1 % of
+    """A router run whose receiver (on the host) dropped more than schema.LOSS_MAX of
     what reached it (schema.receiver_limited: what it received plus what its
     socket dropped; under a flood the guest forwards only part of what was
     sent) measured the host, not the guest: it fails and never counts."""
@@ -260,7 +260,7 @@ def host_limited(row, errors):
         drops, sent, lost = (int(row.get(k)) for k in ("rcv_sock_drops", "sent", "lost"))
     except (TypeError, ValueError):
         return
-    if row.get("profile") == "router" and schema.receiver_limited(sent, lost, drops):
+    if row.get("profile") == profiles.ROUTER and schema.receiver_limited(sent, lost, drops):
         errors.append("host-limited: the receiver's socket on the host dropped %d of the "
                       "%d datagrams that reached it" % (drops, sent - lost + drops))
 
@@ -365,7 +365,7 @@ def main():
     if trials and os.path.exists(trials):
         zeroloss_trials(trials, row)
     if result != "-":
-        if row.get("profile") == "idle":
+        if row.get("profile") in profiles.PING_ONLY:
             errors.append(ping(result, row))
         else:
             errors.append(iperf(result, row))

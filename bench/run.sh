@@ -345,7 +345,7 @@ iperf() {
 	[ -z "$ping_pid" ] || wait "$ping_pid" || true
 }
 
-# The verdict of one UDP trial: ok (at most 0.1 % lost: bench/schema.py),
+# The verdict of one UDP trial: ok (at most LOSS_MAX lost: bench/schema.py),
 # fail (more), or error (no result: iperf3 failed, never connected, or its
 # JSON is missing or broken; an error says nothing about the rate).
 udp_verdict() {
@@ -392,7 +392,7 @@ zl_trial() {
 	c1=$(zl_counters)
 	verdict=$(udp_verdict "$out.try")
 	# A router trial that failed only by the host's receiver (its socket
-	# dropped more than 0.1 % of what reached it, and the rest of the loss
+	# dropped more than LOSS_MAX of what reached it, and the rest of the loss
 	# would have passed: bench/schema.py) measured the host, not the guest:
 	# an error (tried once more, then the run fails), never a lower rate.
 	if [ "${ZL_ROUTER:-0}" = 1 ] && [ "$verdict" = fail ] &&
@@ -431,7 +431,7 @@ zl_try() {
 	echo "$v"
 }
 
-# RFC 2544 throughput: the highest rate with <= 0.1 % loss, by bisection on a
+# RFC 2544 throughput: the highest rate with <= LOSS_MAX loss, by bisection on a
 # log scale between 1 Mbit/s and HI until within 5 %. Leaves the last passing
 # run in OUT.json, every trial in OUT.json.trials, and prints the rate found
 # in Mbit/s (0 if none passed), or "error RATE" if a trial errored twice.

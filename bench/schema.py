@@ -31,6 +31,10 @@ def percent(share):
     return "%g %%" % (100 * float(share))
 
 
+# The zero-loss rate's name, as the reports and the records' questions write it.
+PDR = "PDR " + percent(LOSS_MAX)  # "PDR 0.1 %"
+
+
 def trial_verdict(sent, lost):
     """A zero-loss trial: "ok" when at most LOSS_MAX of what was sent was
     lost, else "fail"."""

@@ -27,6 +27,7 @@ import math
 import os
 
 import paired
+import profiles
 import schema
 
 AA_TARGET = "contains 1.0 (A/A)"
@@ -241,7 +242,7 @@ def verdict_table(records, meta):
             r["question"], r["n"], x_cell(r), ci_text(r), p_cell(r), r["target"],
             goal_verdict(r), note))
     src = meta.get("udp1470_rate_source", "given")
-    if any(r["profile"] == "udp1470" for r in goals):
+    if any(profiles.PROFILES[r["profile"]].udp1470_rate for r in goals):
         if src.startswith("half"):
             out += ["", "The UDP 1470 B goals are measured at %s, half the baseline's median "
                     "saturation rate (%s Mbit/s received when offered %s)." % (

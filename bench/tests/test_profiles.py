@@ -77,12 +77,66 @@ def test_guest_scripts_trace_the_tracepoints(script, event):
         event.replace(":", "/")]
 
 
-def test_report_copies_agree():
-    """report.py's goals and A/A metrics name the profiles and metrics of
-    profiles.VERDICTS (until report.py reads them from there)."""
-    goals = {(g[2], g[0]) for g in report.GOALS}
-    aa = {(r[2], r[0]) for r in report.RESOLUTION}
-    assert goals == {(p, m) for p, v in profiles.VERDICTS.items() for m in v.get("goals", ())}
-    assert aa == {(p, m) for p, v in profiles.VERDICTS.items() for m in v.get("aa", ())}
+def test_report_reads_the_goals_from_here():
+    """report.py's goals and A/A metrics are the tables here, and VERDICTS
+    says the same by profile."""
+    assert report.GOALS is profiles.GOALS and report.RESOLUTION is profiles.AAS
     assert set(profiles.VERDICTS) == set(profiles.PROFILES)
-    assert report.SHARE == profiles.SATURATED
+    assert {(g.profile, g.metric) for g in profiles.GOALS} == {
+        (p, m) for p, v in profiles.VERDICTS.items() for m in v.get("goals", ())}
+    assert {(a.profile, a.metric) for a in profiles.AAS} == {
+        (p, m) for p, v in profiles.VERDICTS.items() for m in v.get("aa", ())}
+    assert all(g.profile in profiles.PROFILES and g.estimator in ("ratio", "count")
+               for g in profiles.GOALS)
+    assert all(a.profile in profiles.PROFILES and a.nic in ("", "eth0", "eth1")
+               for a in profiles.AAS)
+    assert profiles.GOALS[0].label == "PDR 0.1 % rate, 1470 B (Mbit/s)"
+    assert "+-10 %" in profiles.VERDICTS["share"]["other"][0]
+
+
+def test_profile_groups():
+    """The names report.py, results.py, row.py and knobs.py use instead of
+    lists of profile names."""
+    assert profiles.ONE_NIC == ("tcp", "tcp4", "udp1470", "udp64", "zeroloss1470",
+                                "zeroloss64", "idle")
+    assert profiles.TCP == ("tcp", "tcp4")
+    assert profiles.ZERO_LOSS == ("zeroloss1470", "zeroloss64")
+    assert profiles.PING_ONLY == ("idle",)
+    assert profiles.is_zero_loss("zeroloss64") and not profiles.is_zero_loss("udp64")
+    assert not profiles.is_zero_loss("no-such-profile")
+    assert profiles.SHARE == ("share", "share-adaptive") == profiles.SATURATED
+    assert profiles.ROUTER == "router"
+    assert set(profiles.TWO_NIC) == set(profiles.SHARE) | {profiles.ROUTER}
+    assert profiles.BY_WEIGHT == ("tcp", "tcp4", "udp1470", "udp64", "idle")
+    assert report.SHARE == profiles.SHARE and report.ROUTER == profiles.ROUTER
+    assert profiles.AA_PROFILES == ("tcp", "udp1470", "udp64")
+    assert profiles.QUICK_PROFILES == ("tcp", "udp1470")
+    presets = dict(knobs.PRESETS)
+    assert presets["AA"]["PROFILES"] == " ".join(profiles.AA_PROFILES)
+    assert presets["QUICK"]["PROFILES"] == " ".join(profiles.QUICK_PROFILES)
+
+
+def test_payloads_and_pdr_metrics():
+    """The zero-loss table's frame column and pdr_kpps come from the
+    payload; each zero-loss profile and the router name their PDR metric."""
+    pp = profiles.PROFILES
+    assert [pp[p].payload for p in profiles.ZERO_LOSS] == [1470, 64]
+    assert pp["udp64"].payload == 64 and pp["udp64"].kpps
+    assert [p for p in pp if pp[p].kpps] == ["udp64"]
+    assert {p: pp[p].pdr for p in pp if pp[p].pdr} == {
+        "zeroloss1470": "pdr_mbps", "zeroloss64": "pdr_kpps", "router": "pdr_mbps"}
+    # 64 B at 1 Mbit/s: 1e6 / 512 packets a second
+    r = {"profile": "zeroloss64", "offered_mbps": "1"}
+    assert report.value(r, "pdr_kpps") == pytest.approx(1e6 / 512 / 1000)
+
+
+def test_report_baseline_cells():
+    """The baseline's cells and the goals' settings come from BASELINE."""
+    assert report.fixed("weight") == "64 (fixed)" and report.fixed("refill") == "16 (fixed)"
+    assert report.BASE_WEIGHTS == "64/64"
+    row = dict(kernel="patched", idle_limit="0", defer="0", cost="0", **profiles.BASELINE)
+    assert report.is_default(row)
+    assert not report.is_default(dict(row, weight="32"))
+    assert not report.is_default(dict(row, kernel="baseline"))
+    assert report.config_label({"ring": "256", "fifo": "32", "link": "none"}, {}) == (
+        "weight 64, refill 16, adaptive off, defer 0, ring 256, FIFO 32, link none")
