@@ -30,13 +30,17 @@ tools=(
 )
 [ -z "$variant" ] || tools+=(modprobe rmmod insmod lsmod)
 
+# The guest's C programs (qemu/guest/*.c named here), static, in /lab.
+cprogs=(labutil wakeup)
 mkdir -p "$stage"
-gcc -static -O2 -Wall -Wextra -Werror -o "$stage/labutil.new" "$top/qemu/guest/labutil.c"
-if cmp -s "$stage/labutil.new" "$stage/labutil"; then
-	rm "$stage/labutil.new"
-else
-	mv "$stage/labutil.new" "$stage/labutil"
-fi
+for c in "${cprogs[@]}"; do
+	gcc -static -O2 -Wall -Wextra -Werror -o "$stage/$c.new" "$top/qemu/guest/$c.c"
+	if cmp -s "$stage/$c.new" "$stage/$c"; then
+		rm "$stage/$c.new"
+	else
+		mv "$stage/$c.new" "$stage/$c"
+	fi
+done
 
 paths=()
 for t in "${tools[@]}"; do
@@ -65,7 +69,7 @@ else
 		[ "${f##*/}" = init ] || includes+=(--include "$f" "/lab/soak/$(basename "$f")")
 	done
 fi
-for f in "$top"/qemu/guest/bin/* "$stage/labutil"; do
+for f in "$top"/qemu/guest/bin/* "${cprogs[@]/#/$stage/}"; do
 	includes+=(--include "$f" "/lab/$(basename "$f")")
 done
 for f in "$top"/qemu/guest/tests/*; do

@@ -122,6 +122,10 @@ guest_ktap kunit 30 /lab/tests/kunit e1000_policy e1000_quota
 PHASE=sysfs_weight
 guest_ktap sysfs_weight 60 /lab/tests/sysfs-weight eth0
 
+# The wake-up probe's floor (issue 21, observation 2): idle, before traffic.
+PHASE=wakeup_idle
+guest_ktap wakeup_idle 30 /lab/tests/wakeup-idle 3
+
 PHASE=weight_under_traffic
 lab_ctl /lab/iperf3-server
 lab_host iperf3 -c "$LAB_GUEST_IP" -t 8 --json >"$LAB_RUN/iperf3-weight.json" 2>&1 &
