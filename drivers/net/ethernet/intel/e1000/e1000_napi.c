@@ -127,7 +127,11 @@ void e1000_napi_poll_end(struct e1000_adapter *adapter,
 	u64_stats_add(&ns->v[E1000_NS_RING_EXHAUSTED], acc->ring_exhausted);
 	u64_stats_update_end(&ns->syncp);
 
-	if (trace_e1000_napi_poll_enabled())
+	/* A poll during which the event was enabled took no samples at its
+	 * start (no hw_owned, no clock): it is not traced, rather than traced
+	 * with a ring that looks dry.
+	 */
+	if (acc->sample_hw && trace_e1000_napi_poll_enabled())
 		trace_e1000_napi_poll(adapter->netdev, budget, quota, work,
 				      acc->refills, ctx->hw_owned, acc->hw_min,
 				      end_ns - ctx->start_ns,
