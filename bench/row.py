@@ -31,8 +31,13 @@ per-NIC sums of the patched driver's tracepoint (benchpoll stop: the
 trace_* columns and its share of the RX softirq time, ns_share). A router
 row (profile router, no nic) has eth0's counters, eth0's trace sums, and
 from peer (eth1's snapshots) fwd_drops: packets eth0 received that eth1 did
-not send; rcv_sock_drops=N are the receiver's socket drops on the host (more
-than schema.LOSS_MAX of what reached the receiver fails the row as host-limited).
+not send. fwd_frames=N are the flood's datagrams that reached the host side
+of tap1 (bench/fwdcount.py): the router's mbps is then theirs (forwarded),
+not the receiver's, and more than were sent fails the row; rcv_sock_drops=N
+are the receiver's socket drops on the host, recorded. A router row without
+fwd_frames (as recorded before the count at tap1) keeps iperf3's received
+rate, and its receiver's drops of more than schema.LOSS_MAX of what reached
+it fail it as host-limited.
 weight_eth1 "-" (a one-NIC profile) is written empty. target,
 poll_target_usecs, quota_min: a share-adaptive row of the patched kernel,
 its NIC's settings (TARGET=fixed: the defaults, 500 and 8); empty otherwise.
@@ -70,7 +75,7 @@ COLUMNS = [
     # two NICs (NICS=2) and COST; empty (cost 0) for the one-NIC profiles
     "nic", "weight_eth1", "cost", "trace_polls", "trace_work", "trace_ns",
     "poll_ns_per_pkt", "quota_mean", "ewma_ns_per_pkt", "pkt_share", "ns_share",
-    "fwd_drops", "rcv_sock_drops",
+    "fwd_drops", "rcv_sock_drops", "fwd_frames",
     # share-adaptive on the patched kernel: TARGET (fixed, weight or
     # per-weight) and this NIC's adaptive-quota settings as read back from
     # devlink
@@ -251,11 +256,64 @@ def two_nics(row, a, b, peer, poll, errors):
         row["ns_share"] = "%.4f" % (ns / total)
 
 
+def udp_seconds(path):
+    """The seconds of iperf3's UDP result, the receiver's as its received
+    rate used them (sum_received), else the sum's; None when absent."""
+    try:
+        with open(path) as f:
+            end = json.load(f)["end"]
+        for k in ("sum_received", "sum"):
+            s = end.get(k, {}).get("seconds")
+            if s:
+                return float(s)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return None
+
+
+def forwarded(row, result, errors):
+    """A router row counted at tap1 (fwd_frames): its rate `mbps` is the
+    guest's, the flood's datagrams that came out of eth1 and reached the
+    host side of tap1, in Mbit/s of UDP payload (the profile's payload each,
+    as iperf3 counts its own rate) over iperf3's seconds, the same
+    denominator as the receiver's rate it replaces; whatever the receiver's
+    socket then dropped (rcv_sock_drops) is recorded and judges nothing.
+    More datagrams counted than sent is an error: the count matches the
+    flood's own, so it counted something else."""
+    try:
+        n = int(row.get("fwd_frames"))
+    except (TypeError, ValueError):
+        return
+    if row.get("profile") != profiles.ROUTER:
+        return
+    try:
+        sent = int(row.get("sent"))
+    except (TypeError, ValueError):
+        sent = None
+    if n < 0 or sent is not None and n > sent:
+        errors.append("tap1 counted %d of the flood's datagrams%s: the count is not the "
+                      "flood's alone" % (n, "" if sent is None else ", %d were sent" % sent))
+        return
+    seconds = udp_seconds(result)
+    try:
+        seconds = seconds or float(row.get("secs"))
+    except (TypeError, ValueError):
+        return
+    if seconds > 0:
+        payload = profiles.PROFILES[profiles.ROUTER].payload
+        row["mbps"] = "%.1f" % (n * payload * 8 / seconds / 1e6)
+
+
 def host_limited(row, errors):
-    """A router run whose receiver (on the host) dropped more than schema.LOSS_MAX of
-    what reached it (schema.receiver_limited: what it received plus what its
-    socket dropped; under a flood the guest forwards only part of what was
-    sent) measured the host, not the guest: it fails and never counts."""
+    """A router run without the count at tap1 (no fwd_frames: its rate is
+    its receiver's) whose receiver (on the host) dropped more than
+    schema.LOSS_MAX of what reached it (schema.receiver_limited: what it
+    received plus what its socket dropped; under a flood the guest forwards
+    only part of what was sent) measured the host, not the guest: it fails
+    and never counts. Counted at tap1, the rate is the guest's whatever the
+    receiver dropped."""
+    if row.get("fwd_frames") not in (None, ""):
+        return
     try:
         drops, sent, lost = (int(row.get(k)) for k in ("rcv_sock_drops", "sent", "lost"))
     except (TypeError, ValueError):
@@ -374,6 +432,7 @@ def main():
                 errors.append("iperf3 exit code not recorded")
             elif rc != 0:
                 errors.append("iperf3 exit %d%s" % (rc, " (timed out)" if rc == 124 else ""))
+    forwarded(row, result, errors)
     host_limited(row, errors)
     errors.append(guest_not_the_limit(row))
     errors = [e for e in errors if e]

@@ -232,6 +232,29 @@ rcvbuf_setup() {
 	fi
 }
 
+# The router's forwarded datagrams are counted where the guest hands them to
+# the host, not at the receiver: an nftables counter on tap1's ingress hook
+# (tap1's netns), whose one rule matches the router's own datagrams (IPv4
+# UDP to RECEIVER_PORT, IP length ROUTER_PAYLOAD + 28), not the ping, iperf3's
+# control connection and connect datagram, ARP or IPv6 that tap1's own RX
+# counters count too (bench/fwdcount.py). The flood's rate and the PDR
+# trials' loss are then the guest's; the receiver's socket drops (rcvdrops)
+# are recorded and judge nothing. ROUTER_PAYLOAD is the router's payload in
+# bench/profiles.py (a test checks).
+ROUTER_PAYLOAD=1470
+RECEIVER_PORT=5201
+fwd_setup() {
+	must lab_host1 nft add table netdev labfwd
+	must lab_host1 nft add counter netdev labfwd datagrams
+	must lab_host1 nft add chain netdev labfwd in "{ type filter hook ingress device \"tap1\" priority 0; }"
+	must lab_host1 nft add rule netdev labfwd in ip protocol udp udp dport "$RECEIVER_PORT" \
+		ip length $((ROUTER_PAYLOAD + 28)) counter name datagrams
+}
+# fwdframes: the router's datagrams that tap1 has received so far.
+fwdframes() {
+	lab_host1 nft -j list counter netdev labfwd datagrams | python3 "$top/bench/fwdcount.py"
+}
+
 # NICS=2, once per guest after its boot: the guest's second iperf3 server
 # (port 5202, for eth1's stream in share), and the router's paths: tap0's
 # netns reaches tap1's network through the guest and back (198.18.0.0/15
@@ -244,10 +267,11 @@ nic1_setup() {
 	must lab_host1 ip route add "${LAB_HOST_IP%.*}.0/$LAB_PREFIX" via "$LAB_GUEST_IP1"
 	[ "$BENCH_ROUTER" = 1 ] || return 0
 	rcvbuf_setup
-	must lab_host1 taskset -c "${PIN_CLIENT[$PIN]}" iperf3 -s -D -p 5201 \
+	fwd_setup
+	must lab_host1 taskset -c "${PIN_CLIENT[$PIN]}" iperf3 -s -D -p "$RECEIVER_PORT" \
 		--logfile "$LAB_RUN/iperf3-receiver.log"
 	for i in $(seq 100); do
-		[ -z "$(lab_host1 ss -Hltn 'sport = :5201')" ] || return 0
+		[ -z "$(lab_host1 ss -Hltn "sport = :$RECEIVER_PORT")" ] || return 0
 		sleep 0.1
 	done
 	FAIL_OUT=$(cat "$LAB_RUN/iperf3-receiver.log" 2>/dev/null || true)
@@ -371,53 +395,60 @@ PY
 # The places one zero-loss trial is attributed to, one line "fifo link sock
 # softnet": the tap's and the qdisc's drops on the host, the guest's UDP
 # socket and backlog drops (one benchsnap). ZL_ROUTER=1 (the router's PDR):
-# the socket is the receiver's, in tap1's netns.
+# the socket is the receiver's, in tap1's netns, and a fifth counter, fwd,
+# the router's datagrams that reached tap1 (fwdframes).
 zl_counters() {
 	local snap
 	snap=$(lab_ctl benchsnap after |
 		awk '$1 == "udp_RcvbufErrors" { r = $2 } $1 == "softnet_dropped" { d = $2 }
 		     END { print r + 0, d + 0 }')
-	[ "${ZL_ROUTER:-0}" = 0 ] || snap="$(rcvdrops) ${snap#* }"
+	[ "${ZL_ROUTER:-0}" = 0 ] || snap="$(rcvdrops) ${snap#* } $(fwdframes)"
 	echo "$(tapdrops) $(qdiscdrops) $snap"
 }
 
 # One zero-loss trial: zl_trial LEN RATE_MBPS OUT.json prints ok, fail or
-# error. Appends "rate verdict sent lost fifo link sock softnet" to
-# OUT.json.trials, the drops counted around this trial alone, so the loss
-# that ends the bisection can be attributed.
+# error. Appends "rate verdict sent lost fifo link sock softnet" (a router
+# trial: and fwd) to OUT.json.trials, the counters taken around this trial
+# alone, so the loss that ends the bisection can be attributed.
 zl_trial() {
 	local len=$1 rate=$2 out=$3 c0 c1 verdict
 	c0=$(zl_counters)
 	iperf "$out.try" -u -l "$len" -b "${rate}M"
 	c1=$(zl_counters)
 	verdict=$(udp_verdict "$out.try")
-	# A router trial that failed only by the host's receiver (its socket
-	# dropped more than LOSS_MAX of what reached it, and the rest of the loss
-	# would have passed: bench/schema.py) measured the host, not the guest:
-	# an error (tried once more, then the run fails), never a lower rate.
-	if [ "${ZL_ROUTER:-0}" = 1 ] && [ "$verdict" = fail ] &&
-		python3 - "$top/bench" "$out.try" "$(echo "$c0" | cut -d' ' -f3)" \
-			"$(echo "$c1" | cut -d' ' -f3)" <<'PY'
+	# A router trial is judged by what reached the host side of tap1 (the
+	# fifth counter) against what iperf3's client sent (bench/schema.py
+	# forwarded_verdict), not by the receiver, whose socket may drop what
+	# the guest forwarded; an error (no count, or more than was sent) is
+	# tried once more, then the run fails, never a lower rate.
+	if [ "${ZL_ROUTER:-0}" = 1 ] && [ "$verdict" != error ]; then
+		verdict=$(python3 - "$top/bench" "$out.try" "$c0" "$c1" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import schema
-s = json.load(open(sys.argv[2]))["end"]["sum"]
-sent, lost, sock = int(s["packets"]), int(s["lost_packets"]), int(sys.argv[4]) - int(sys.argv[3])
-sys.exit(0 if schema.receiver_limited_trial(sent, lost, sock) else 1)
+try:
+    sent = int(json.load(open(sys.argv[2]))["end"]["sum"]["packets"])
+    fwd0, fwd1 = (int(c.split()[4]) for c in sys.argv[3:5])
+except (OSError, ValueError, KeyError, TypeError, IndexError):
+    print("error")
+    sys.exit()
+print(schema.forwarded_verdict(sent, fwd1 - fwd0))
 PY
-	then
-		verdict=error
+)
 	fi
-	# shellcheck disable=SC2086 # eight counters, one a word
-	python3 - "$out.try" "$rate" "$verdict" $c0 $c1 >> "$out.trials" <<'PY'
+	python3 - "$out.try" "$rate" "$verdict" "$c0" "$c1" >> "$out.trials" <<'PY'
 import json, sys
 try:
     s = json.load(open(sys.argv[1]))["end"]["sum"]
     sent, lost = s["packets"], s["lost_packets"]
 except (OSError, ValueError, KeyError, TypeError):
     sent = lost = "-"
-c = list(map(int, sys.argv[4:12]))
-print(sys.argv[2], sys.argv[3], sent, lost, *(b - a for a, b in zip(c[:4], c[4:])))
+try:
+    c0, c1 = (list(map(int, c.split())) for c in sys.argv[4:6])
+except ValueError:  # a counter not read: "-" for each
+    c0 = c1 = [None] * max(len(c.split()) for c in sys.argv[4:6])
+print(sys.argv[2], sys.argv[3], sent, lost,
+      *("-" if a is None else b - a for a, b in zip(c0, c1)))
 PY
 	echo "$verdict"
 }
@@ -571,7 +602,7 @@ run_one() {
 	local res=- offered= rate=$UDP1470_RATE
 	local err= confirmed= load1 c0 c1 o0 o1 other_pid ping_out= cc1 patched=0
 	local two=0 fwd=${RUN[forward]} batch=${RUN[gro_batch]} j0 j1 res1 t0b t1b q0b q1b r0 r1 err1=
-	local common tg0 tg1 g0 g1 g2 g3 traced=0
+	local common tg0 tg1 g0 g1 g2 g3 traced=0 f0 f1
 	mkdir -p "$dir"
 	apply_pin "$pin"
 	pause_other "$kernel"
@@ -620,7 +651,10 @@ run_one() {
 		q0b=$(must qdiscdrops eth1)
 		t0b=$(must tapdrops eth1)
 	fi
-	[ "$fwd" = 0 ] || r0=$(must rcvdrops)
+	if [ "$fwd" = 1 ]; then
+		r0=$(must rcvdrops)
+		f0=$(must fwdframes)
+	fi
 	read -r load1 _ < /proc/loadavg
 	# a compiler running on the host voids the run (a kernel build)
 	cc1=$(pgrep -c -x 'cc1|cc1plus|ld' || true)
@@ -648,23 +682,26 @@ run_one() {
 		wait "$j1" || true ;;
 	router)
 		res=$dir/iperf.json
-		PING_OUT=$ping_out IPERF_DST=$LAB_HOST_IP1 iperf "$res" -u -l 1470 -b "$SAT_OFFER" ;;
+		PING_OUT=$ping_out IPERF_DST=$LAB_HOST_IP1 IPERF_PORT=$RECEIVER_PORT \
+			iperf "$res" -u -l "$ROUTER_PAYLOAD" -b "$SAT_OFFER" ;;
 	esac
 	# The router's counters cover its flood; its PDR search follows.
 	if [ "$fwd" = 1 ]; then
 		t1=$(must tapdrops)
 		q1=$(must qdiscdrops)
 		r1=$(must rcvdrops)
+		f1=$(must fwdframes)
 		lab_ctl benchsnap after > "$dir/after" 2>&1 || err=${err:-"benchsnap after failed"}
 		lab_ctl benchsnap after eth1 > "$dir/after.eth1" 2>&1 || err=${err:-"benchsnap after (eth1) failed"}
 		[ "$traced" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
 		[ "$ROUTER_PDR" = 0 ] ||
-			offered=$(ZL_ROUTER=1 IPERF_DST=$LAB_HOST_IP1 zeroloss 1470 "$dir/pdr.json" 1000)
+			offered=$(ZL_ROUTER=1 IPERF_DST=$LAB_HOST_IP1 IPERF_PORT=$RECEIVER_PORT \
+				zeroloss "$ROUTER_PAYLOAD" "$dir/pdr.json" 1000)
 	fi
 	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(qemu_cpu "$other_pid")
 	cc1=$((cc1 + $(pgrep -c -x 'cc1|cc1plus|ld' || true)))
 	if [[ $offered = error* ]]; then
-		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see ${res%.json}*.try.err$([ "$fwd" = 0 ] || echo "; a router trial errs when host-limited, see pdr.json.trials"))"
+		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see ${res%.json}*.try.err$([ "$fwd" = 0 ] || echo "; a router trial errs when tap1's count is missing or exceeds what was sent, see pdr.json.trials"))"
 		offered=
 	elif [[ $offered = *" "* ]]; then
 		confirmed=$([ "${offered#* }" = confirmed ] && echo 1 || echo 0)
@@ -706,6 +743,7 @@ run_one() {
 	router)
 		must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
 			"${common[@]}" peer="$dir/before.eth1,$dir/after.eth1" rcv_sock_drops=$((r1 - r0)) \
+			fwd_frames=$((f1 - f0)) \
 			offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$dir/pdr.json.trials" \
 			error="$err" pdr_confirmed="$confirmed" ping_load="$ping_out" ;;
 	*)

@@ -4,15 +4,18 @@ of bench/run.sh (its trial verdicts).
 
 LOSS_MAX, 0.1 %: a zero-loss (RFC 2544) trial passes when at most this share
 of what was sent was lost; the PDR is the highest rate that passes. The
-host's receiver (the router's, in tap1's netns) limited a measurement when
-its socket dropped more than this share of the datagrams that reached it:
-what it received (sent - lost) plus what it dropped. Of what reached it,
-not of what was sent: under a flood most of what is sent dies before the
-receiver (in the FIFO, the ring, the guest), and the question is whether
-the receiver kept up with what it was given; a share of what was sent
-would let a receiver that dropped 1 in 250 pass as 1 in 1000. During a PDR
-trial nearly all of it reaches the receiver and the two hardly differ.
-Exact: a Fraction, so that 1 in 1000 is never lost to rounding.
+router's trial counts its loss at the host side of tap1 (forwarded_verdict:
+what iperf3's client sent against what the guest forwarded out of eth1),
+so the host's receiver behind tap1 judges nothing. Before that count (a
+router row without fwd_frames, bench/row.py) the router's rate was its
+receiver's, and the receiver limited a measurement when its socket dropped
+more than LOSS_MAX of the datagrams that reached it: what it received
+(sent - lost) plus what it dropped. Of what reached it, not of what was
+sent: under a flood most of what is sent dies before the receiver (in the
+FIFO, the ring, the guest), and the question is whether the receiver kept
+up with what it was given; a share of what was sent would let a receiver
+that dropped 1 in 250 pass as 1 in 1000. Exact: a Fraction, so that 1 in
+1000 is never lost to rounding.
 
 SHARE_BAND, +-10 %: the adaptive quota's goal (issue 14), a NIC's share
 within this of its weight's share.
@@ -41,17 +44,23 @@ def trial_verdict(sent, lost):
     return "ok" if lost <= LOSS_MAX * sent else "fail"
 
 
+def forwarded_verdict(sent, forwarded):
+    """A router trial judged at the host side of tap1: "ok" when at most
+    LOSS_MAX of the datagrams iperf3's client sent did not come out of the
+    guest's eth1, "fail" when more did not, "error" when nothing was sent
+    or tap1 counted more than was sent (its count matches the trial's own
+    datagrams only, so more means it counted something else: no verdict)."""
+    if sent <= 0 or forwarded < 0 or forwarded > sent:
+        return "error"
+    return trial_verdict(sent, sent - forwarded)
+
+
 def receiver_limited(sent, lost, drops):
     """Whether the host's receiver dropped more than LOSS_MAX of the
-    datagrams that reached it (lost counts its drops too)."""
+    datagrams that reached it (lost counts its drops too): a router row
+    recorded without the count at tap1, whose rate is then the receiver's."""
     reached = sent - lost + drops
     return reached > 0 and drops > LOSS_MAX * reached
-
-
-def receiver_limited_trial(sent, lost, drops):
-    """A failed trial that measured the host: the receiver was limited and
-    the rest of the loss alone would have passed."""
-    return receiver_limited(sent, lost, drops) and trial_verdict(sent, lost - drops) == "ok"
 
 
 
@@ -61,8 +70,10 @@ def receiver_limited_trial(sent, lost, drops):
 # from the keys it lacks. 1: every sweep recorded before the version was
 # written (no schema_version in meta.json). 2: meta.json has schema_version
 # and "knobs" (every knob's value, bench/knobs.py), the plan files a header
-# naming their fields (bench/plan.py).
-SCHEMA_VERSION = 2
+# naming their fields (bench/plan.py). 3: runs.csv has fwd_frames, and a
+# router row's mbps is what reached the host side of tap1 (the guest's
+# forwarding, bench/row.py), no longer what its receiver got.
+SCHEMA_VERSION = 3
 
 
 # verdicts.json (bench/verdicts.py): {"schema": VERDICTS_SCHEMA, "verdicts":

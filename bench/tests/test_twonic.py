@@ -5,6 +5,7 @@ tracepoint's histograms (qemu/guest/bin/benchpoll).
 No guest, no root: a second.
 """
 import csv
+import json
 import math
 import os
 import re
@@ -254,10 +255,12 @@ def test_router_row_counts_forwarding_drops(tmp_path):
 @pytest.mark.parametrize("drops, lost, status", [(1, 1, "ok"), (2, 2, "failed"),
                                                  (1, 750, "failed")])
 def test_router_row_fails_when_the_hosts_receiver_dropped(tmp_path, drops, lost, status):
-    """More than 0.1 % of what reached the host's receiver dropped at its
-    socket: the run measured the host and fails; 0.1 % or less keeps it
-    ok. Under a flood most of what was sent dies before the receiver, so
-    the share is of what reached it (sent - lost + socket drops)."""
+    """Without the count at tap1 (no fwd_frames: the rate is the receiver's,
+    as recorded before it), more than 0.1 % of what reached the host's
+    receiver dropped at its socket: the run measured the host and fails;
+    0.1 % or less keeps it ok. Under a flood most of what was sent dies
+    before the receiver, so the share is of what reached it (sent - lost +
+    socket drops)."""
     d = str(tmp_path)
     c = os.path.join(d, "runs.csv")
     row(d, c, snapfile(d, "b", sys_rx_packets=0), snapfile(d, "a", sys_rx_packets=1000),
@@ -267,6 +270,88 @@ def test_router_row_fails_when_the_hosts_receiver_dropped(tmp_path, drops, lost,
     assert (r["rcv_sock_drops"], r["lost"]) == (str(drops), str(lost))
     assert r["status"] == status, r["error"]
     assert ("host-limited" in r["error"]) == (status == "failed"), r["error"]
+
+
+def router_json(d, received_mbps, lost, sent, seconds):
+    """A router flood's iperf3 result with its seconds (sum_received's)."""
+    p = os.path.join(d, "i.json")
+    with open(p, "w") as f:
+        json.dump({"end": {"sum": {"lost_packets": lost, "packets": sent, "jitter_ms": 0.1,
+                                   "seconds": seconds + 1},
+                           "sum_received": {"bits_per_second": received_mbps * 1e6,
+                                            "seconds": seconds}}}, f)
+    with open(p + ".rc", "w") as f:
+        f.write("0\n")
+    return p
+
+
+# sent 100000 in 4 s; the receiver got 99000 (1000 lost, 900 of them at its
+# socket), the guest forwarded 99900 to tap1: 99900 x 1470 B x 8 / 4 s
+@pytest.mark.parametrize("fwd, status, mbps", [
+    (99900, "ok", "293.7"),      # the receiver's 900 drops fail it no longer
+    (100000, "ok", "294.0"),
+    (100001, "failed", "291.1"),  # more than was sent: the count is not the flood's
+])
+def test_router_row_counted_at_tap1(tmp_path, fwd, status, mbps):
+    """A router row with fwd_frames: mbps is the guest's forwarding rate
+    from the count at tap1, in Mbit/s of UDP payload over the seconds of
+    iperf3's received rate; the receiver's socket drops are recorded and
+    do not fail it."""
+    d = str(tmp_path)
+    c = os.path.join(d, "runs.csv")
+    row(d, c, snapfile(d, "b", sys_rx_packets=0), snapfile(d, "a", sys_rx_packets=100000),
+        router_json(d, 291.1, 1000, 100000, 4.0), "kernel=baseline", "profile=router",
+        "role=sweep", "secs=3", "rcv_sock_drops=900", "fwd_frames=%d" % fwd,
+        "weight_eth1=64")
+    r = read_csv(c)[0]
+    assert (r["status"], r["mbps"], r["fwd_frames"], r["rcv_sock_drops"]) == (
+        status, mbps, str(fwd), "900"), r["error"]
+    assert ("host-limited" in r["error"]) is False
+    assert ("tap1 counted 100001 of the flood's datagrams, 100000 were sent" in r["error"]) == (
+        status == "failed")
+
+
+def test_router_row_without_iperf3_seconds_takes_secs(tmp_path):
+    d = str(tmp_path)
+    c = os.path.join(d, "runs.csv")
+    row(d, c, snapfile(d, "b"), snapfile(d, "a"), iperf_json(d, "i.json", 10, 0, 5000),
+        "kernel=patched", "profile=router", "role=sweep", "secs=2", "fwd_frames=5000",
+        "rcv_sock_drops=0", "weight_eth1=64")
+    assert read_csv(c)[0]["mbps"] == "29.4"  # 5000 x 1470 x 8 / 2 s
+
+
+def router_sweep(tmp_path, with_count):
+    """A copy of a recorded router sweep (two-nic-router-aa), with an empty
+    fwd_frames column added or not."""
+    src = os.path.join(TOP, "docs", "results", "two-nic-router-aa")
+    rows = read_csv(os.path.join(src, "runs.csv"))
+    header = header_of(os.path.join(src, "runs.csv"))
+    if with_count:
+        header = header + ["fwd_frames"]
+    d = str(tmp_path)
+    with open(os.path.join(d, "runs.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=header, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    with open(os.path.join(src, "meta.json")) as f, \
+            open(os.path.join(d, "meta.json"), "w") as g:
+        g.write(f.read())
+    rows, _ = report.load(d)
+    return rows
+
+
+@pytest.mark.parametrize("with_count", [False, True])
+def test_router_table_says_where_the_rate_was_counted(tmp_path, with_count):
+    """A sweep with the fwd_frames column says its rate was counted at tap1
+    and that the receiver judges nothing; one recorded before keeps its
+    words (test_golden checks them byte for byte)."""
+    rows = router_sweep(tmp_path, with_count)
+    text = "\n".join(report.router_table([r for r in rows if r["status"] == "ok"]))
+    assert ("reached the host side of tap1" in text) is with_count
+    assert ("Forwarding rate: what arrived when offered SAT_OFFER" in text) is not with_count
+    failed = dict(rows[0], status="failed", error="host-limited: the guest was 44.0 % idle")
+    named = "\n".join(report.host_limited_runs([failed]))
+    assert ("a router run whose receiver on the host dropped" in named) is not with_count
 
 
 def test_share_run_is_host_limited_when_the_guest_idles(tmp_path):
