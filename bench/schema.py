@@ -55,14 +55,25 @@ def receiver_limited_trial(sent, lost, drops):
 
 
 
+# The guest kernel's CONFIG_HZ (Kconfig's default; qemu/kernel.config does
+# not set it) and what 6.1 makes of it: net_rx_action() stops after
+# netdev_budget_usecs counted in jiffies, by default 2 jiffies, and its
+# sysctl refuses less than that (net/core/sysctl_net_core.c,
+# netdev_budget_usecs_min = 2 * USEC_PER_SEC / HZ).
+GUEST_HZ = 250
+BUDGET_USECS_MIN = 2 * 1000000 // GUEST_HZ
+
+
 # The version of what a sweep records (meta.json's schema_version; runs.csv,
 # the plan files): raised when a field is added, renamed or changes meaning,
 # so that a reader can tell an old sweep from a new one instead of guessing
 # from the keys it lacks. 1: every sweep recorded before the version was
 # written (no schema_version in meta.json). 2: meta.json has schema_version
 # and "knobs" (every knob's value, bench/knobs.py), the plan files a header
-# naming their fields (bench/plan.py).
-SCHEMA_VERSION = 2
+# naming their fields (bench/plan.py). 3: the plan and runs.csv have
+# netdev_budget, netdev_budget_usecs and threaded, runs.csv the wake_*
+# columns (WAKEUP=1).
+SCHEMA_VERSION = 3
 
 
 # verdicts.json (bench/verdicts.py): {"schema": VERDICTS_SCHEMA, "verdicts":
