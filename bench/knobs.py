@@ -106,6 +106,24 @@ TABLE = (
       " profile (hw_min; costs MMIO reads per refill)", meta="changed"),
     K("ROUTER_PDR", "word", ("0", "1"), "1",
       "every %s run ends with its %s search" % (profiles.ROUTER, schema.PDR), meta="changed"),
+    # net_rx_action()'s limits and threaded NAPI (issue 21, observation 2):
+    # guest settings of every run, axes shared by a pair's two runs
+    # (bench/plan.py), applied by the guest's benchsys
+    K("NETDEV_BUDGET", "nums", (1, 100000), "300",
+      "net.core.netdev_budget: packets one NET_RX softirq run may take over all NAPI"
+      " instances (6.1: 300)", meta="changed"),
+    K("NETDEV_BUDGET_USECS", "nums", (schema.BUDGET_USECS_MIN, 1000000),
+      str(schema.BUDGET_USECS_MIN),
+      "net.core.netdev_budget_usecs: that run's time limit, counted in whole jiffies (%d us at"
+      " HZ=%d); 6.1 defaults to 2 jiffies and refuses less" % (
+          1000000 // schema.GUEST_HZ, schema.GUEST_HZ), meta="changed"),
+    K("THREADED", "words", ("0", "1"), "0",
+      "threaded NAPI (/sys/class/net/<dev>/threaded) on the guest's NICs: polls in a kthread,"
+      " not the softirq", meta="changed"),
+    K("WAKEUP", "word", ("0", "1"), "0",
+      "the application wake-up probe (1 ms, SCHED_OTHER) in the guest during every run"
+      " (wake_* columns); its wake-ups take vCPU time from the softirq, so off by default"
+      " (make article: 1)", meta="changed"),
     K("LAYOUT", "word", ("aligned", "plain"), "aligned",
       "the compared kernels' code layout: functions page-aligned at -O2, or tinyconfig's -Os",
       "lab", "changed"),

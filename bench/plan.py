@@ -17,17 +17,20 @@ traffic).
 Every run is one half of a pair: a patched configuration and the baseline
 (profiles.BASELINE: the unpatched driver's fixed weight and refill, no
 adaptive quota) with the same environment (defer, ring, fifo, link, CPU
-layout, COST) and profile,
+layout, COST, and the softirq's netdev_budget, netdev_budget_usecs and
+threaded NAPI) and profile,
 run back to back, so that the drift of the machine between minutes cancels
 inside the pair. Which of the two runs first is drawn at random for every
 pair (AB or BA). The pairs:
 
 * role sweep: every combination of the patched axes, each with its
   baseline twin. COST (rules on eth0's path, default 0) multiplies every
-  profile. The two-NIC profiles (share, share-adaptive, router) also take
-  WEIGHTS_ETH1 (eth1's weight, default 64; the baseline's is 64 too);
-  share runs with the adaptive quota off and share-adaptive with it on,
-  whatever ADAPTIVE says, so ADAPTIVE multiplies only the other profiles;
+  profile, and so do NETDEV_BUDGET, NETDEV_BUDGET_USECS and THREADED (the
+  other roles run at the first value of each). The two-NIC profiles
+  (share, share-adaptive, router) also take WEIGHTS_ETH1 (eth1's weight,
+  default 64; the baseline's is 64 too); share runs with the adaptive
+  quota off and share-adaptive with it on, whatever ADAPTIVE says, so
+  ADAPTIVE multiplies only the other profiles;
 * role calib (CALIB=1): ring 4096 (weight 256 on the patched kernel), tcp,
   once per link mode of LINK and CPU layout of CALIB_PINS: the ceiling no RX
   policy can pass;
@@ -53,8 +56,13 @@ import profiles
 
 # The plan's fields, in the order of its columns.
 FIELDS = ("kernel", "role", "weight", "refill", "adaptive", "defer", "ring", "fifo", "link",
-          "pin", "profile", "weight_eth1", "cost", "rep", "pair",
+          "pin", "profile", "weight_eth1", "cost", "netdev_budget", "netdev_budget_usecs",
+          "threaded", "rep", "pair",
           "nics", "forward", "gro_batch", "ping_load")
+# The guest's softirq settings (guest-wide sysctls and threaded NAPI): an
+# environment of the pair like ring or COST, field <- knob.
+SOFTIRQ = (("netdev_budget", "NETDEV_BUDGET"), ("netdev_budget_usecs", "NETDEV_BUDGET_USECS"),
+           ("threaded", "THREADED"))
 WORD = re.compile(r"[A-Za-z0-9._-]+")
 BASE = profiles.BASELINE
 
@@ -71,6 +79,7 @@ def run(kernel, role, profile, **kv):
              adaptive=BASE["adaptive"], defer="0", profile=profile, weight_eth1="-", cost="0",
              nics=str(p.nics), forward=str(int(p.forward)), gro_batch=str(p.gro_batch),
              ping_load=str(int(p.ping_load)))
+    r.update((name, axis(k)[0]) for name, k in SOFTIRQ)
     r.update(kv)
     return r
 
@@ -94,6 +103,7 @@ def pairs():
     pin = knobs.value(os.environ, "PIN")
 
     out = []
+    softirq = list(itertools.product(*(axis(k) for _, k in SOFTIRQ)))
     for w, n, a, d, r, f, l in itertools.product(
             weights, refills, adaptive, defers, rings, fifos, links):
         for p in run_profiles:
@@ -101,8 +111,9 @@ def pairs():
                 continue  # once, at its own setting
             ap = profiles.FORCED_ADAPTIVE.get(p, a)
             two = p in profiles.TWO_NIC
-            for w1, c in itertools.product(weights1 if two else ["-"], costs):
-                env = dict(defer=d, ring=r, fifo=f, link=l, pin=pin, cost=c)
+            for w1, c, sq in itertools.product(weights1 if two else ["-"], costs, softirq):
+                env = dict(defer=d, ring=r, fifo=f, link=l, pin=pin, cost=c,
+                           **dict(zip((name for name, _ in SOFTIRQ), sq)))
                 out.append((run("patched", "sweep", p, weight=w, refill=n, adaptive=ap,
                                 weight_eth1=w1, **env),
                             run("baseline", "sweep", p,

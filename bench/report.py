@@ -20,6 +20,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knobs  # noqa: E402
 import paired  # noqa: E402
 import profiles  # noqa: E402
 import row  # noqa: E402
@@ -32,6 +33,12 @@ BASE = profiles.BASELINE  # the baseline triple, also the patched kernel's defau
 CONFIG = ("kernel", "role", "weight", "refill", "adaptive", "idle_limit",
           "defer", "ring", "fifo", "link", "cost")
 ENV = ("defer", "ring", "fifo", "link", "cost")  # what the baseline shares
+BASE_CONFIG, BASE_ENV = CONFIG, ENV
+# The guest's softirq settings (runs.csv column <- knob), environment of a
+# pair like COST: part of CONFIG and ENV in the sweeps that set one of them
+# other than its default (load()), so that the others group, render and
+# label their records as before.
+SOFTIRQ = tuple(zip(row.SOFTIRQ_COLUMNS, ("NETDEV_BUDGET", "NETDEV_BUDGET_USECS", "THREADED")))
 DROPS = (("fifo_drops", "FIFO (tap)"), ("link_drops", "host link (tbf qdisc)"),
          ("rx_missed", "ring (NIC missed)"), ("softnet_drops", "softnet backlog"),
          ("sock_drops", "socket"))
@@ -92,10 +99,15 @@ def load(d):
         r.setdefault("nic", "")  # before two NICs and COST
         r.setdefault("weight_eth1", "")
         r.setdefault("cost", "0")
+        for col, knob in SOFTIRQ:  # before them: the kernel's defaults
+            r.setdefault(col, knobs.KNOBS[knob].default)
         # The host-limited rule (bench/row.py) on sweeps recorded before it
         why = row.guest_not_the_limit(r) if r["status"] == "ok" else ""
         if why:
             r["status"], r["error"] = "failed", why
+    global CONFIG, ENV
+    swept = tuple(c for c, k in SOFTIRQ if {r[c] for r in rows} - {knobs.KNOBS[k].default})
+    CONFIG, ENV = BASE_CONFIG + swept, BASE_ENV + swept
     with open(os.path.join(d, "meta.json")) as f:
         meta = json.load(f)
     return rows, meta
@@ -160,7 +172,8 @@ def profile_table(rows, prof):
             ("refills_per_1000", "refills/1000 pkt", 1), ("cpu_softirq", "softirq %", 1),
             ("cpu_us_per_pkt", "CPU us/pkt", 2), ("kpps", "kpps received", 1),
             ("rtt_p50_ms", "RTT p50 ms (load)", 3), ("rtt_p99_ms", "RTT p99 ms (load)", 3),
-            ("rtt_ms", "RTT ms", 3)]
+            ("rtt_ms", "RTT ms", 3), ("wake_p99_us", "wake-up p99 us", 0),
+            ("wake_max_us", "wake-up max us", 0)]
     prow = [r for r in rows if r["profile"] == prof and r["role"] == "sweep"]
     if not prow:
         return []
@@ -176,12 +189,14 @@ def profile_table(rows, prof):
         or (c[0] == "kpps" and profiles.PROFILES[prof].kpps))]
     calib = prof in profiles.TCP and any(r["role"] == "calib" for r in rows)
     costly = any(r["cost"] != "0" for r in prow)  # COST swept: a column of its own
+    soft = CONFIG[len(BASE_CONFIG):]  # the softirq's settings, where set
     out = ["### %s" % prof, "",
            "| kernel | weight | refill | adaptive | idle limit | defer | ring | fifo | link | " +
-           ("cost | " if costly else "") + "n | " +
+           ("cost | " if costly else "") + "".join(c.replace("_", " ") + " | " for c in soft) +
+           "n | " +
            " | ".join(c[1] for c in present) + " | Mbit/s vs baseline | FIFO drops vs baseline |"
            + (" of calibration |" if calib else ""),
-           "|" + "---|" * (10 + costly + len(present) + 2 + calib)]
+           "|" + "---|" * (10 + costly + len(soft) + len(present) + 2 + calib)]
     g = group(prow, CONFIG)
     for cfg in sorted(g, key=lambda c: (c[0] != "baseline", int(c[7]), int(c[8]), c[9],
                                         int(c[10]), int(c[6]), c[4], c[5], c[3], int(c[2]))):
@@ -201,9 +216,10 @@ def profile_table(rows, prof):
             c = calib_mbps(rows, dict(env, pin=runs[0]["pin"]))
             m = metric(runs, "mbps")
             frac = " %s |" % ("%.2f" % (m[0] / c) if c and m else "-")
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%s | %s | %s |%s" % (
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%s%s | %s | %s |%s" % (
             env["kernel"], w, n, env["adaptive"], env["idle_limit"], env["defer"], env["ring"],
             env["fifo"], env["link"], env["cost"] + " | " if costly else "",
+            "".join(env[c] + " | " for c in soft),
             n_cell(runs, CONFIG + ("role", "profile"), cfg + ("sweep", prof)),
             " | ".join(cells), " | ".join(rv), frac))
     out.append("")

@@ -44,6 +44,13 @@ its NIC's settings (TARGET=fixed: the defaults, 500 and 8); empty otherwise.
 Role hist: napi_polls and the hist_* columns come from the hist trigger on
 the core's poll tracepoint (profiles.HIST_TRACEPOINT; trace_hist_* lines in
 AFTER, benchhist) on both kernels, so the two are measured the same way.
+netdev_budget, netdev_budget_usecs, threaded: the guest's softirq settings
+of the run (the plan's). wakeup=FILE (WAKEUP=1): the application wake-up
+probe's output over the run's traffic (benchwake stop; bench/wakeup.py
+parses it): wake_samples, wake_missed, and the lateness's wake_p50_us,
+wake_p99_us, wake_max_us (empty when it recorded no wake-up). A probe
+output that does not parse fails the run: with WAKEUP=1 it is what the run
+is for. Without the probe the wake_* columns are empty.
 """
 import csv
 import json
@@ -53,9 +60,12 @@ import sys
 
 import profiles
 import schema
+import wakeup
 
 HW_MIN_BUCKETS = ("0", "1_15", "16_63", "64_255", "256_up")
 HW_MIN_COLUMNS = ["hw_min_mean"] + ["hw_min_" + b for b in HW_MIN_BUCKETS]
+SOFTIRQ_COLUMNS = ["netdev_budget", "netdev_budget_usecs", "threaded"]
+WAKE_COLUMNS = ["wake_samples", "wake_missed", "wake_p50_us", "wake_p99_us", "wake_max_us"]
 
 COLUMNS = [
     "status", "error", "pair",
@@ -83,7 +93,10 @@ COLUMNS = [
     # the traced polls' hw_min (POLL_TRACE): the mean over polls of the
     # fewest RX descriptors the NIC owned during a poll, and polls per
     # bucket of it; hw_min_0 counts the polls during which the ring ran dry
-] + HW_MIN_COLUMNS
+] + HW_MIN_COLUMNS + [
+    # the guest's softirq settings (NETDEV_BUDGET, NETDEV_BUDGET_USECS,
+    # THREADED) and the application wake-up probe (WAKEUP=1)
+] + SOFTIRQ_COLUMNS + WAKE_COLUMNS
 
 # column <- guest counter
 COUNTERS = {
@@ -184,6 +197,24 @@ def ping(path, row):
     if not m:
         return "ping: no reply"
     row["rtt_ms"] = m.group(1)
+    return None
+
+
+def wake(path, row):
+    """The wake-up probe's output: its columns, or why it cannot be read."""
+    try:
+        with open(path) as f:
+            w = wakeup.parse(f.read())
+    except OSError:
+        return "wake-up probe: output missing"
+    except wakeup.WakeupError as e:
+        return "wake-up probe: %s" % e
+    row["wake_samples"] = w["wakeup_samples"]
+    row["wake_missed"] = w["wakeup_missed"]
+    if w["wakeup_samples"]:  # no wake-up: no lateness (its zeros are not one)
+        for col, key in (("wake_p50_us", "wakeup_p50_ns"), ("wake_p99_us", "wakeup_p99_ns"),
+                         ("wake_max_us", "wakeup_max_ns")):
+            row[col] = "%.1f" % (w[key] / 1000.0)
     return None
 
 
@@ -382,6 +413,7 @@ def main():
     row = dict(a.split("=", 1) for a in sys.argv[7:])
     errors = [row.pop("error", "")]
     ping_file = row.pop("ping_load", "")
+    wake_file = row.pop("wakeup", "")
     peer, poll = row.pop("peer", ""), row.pop("poll", "")
     if row.get("weight_eth1") == "-":
         row["weight_eth1"] = ""
@@ -419,6 +451,8 @@ def main():
         note = ping_load(ping_file, row)
         if note:
             print("bench: %s" % note, file=sys.stderr)
+    if wake_file:
+        errors.append(wake(wake_file, row))
     trials = row.pop("trials", "")
     if trials and os.path.exists(trials):
         zeroloss_trials(trials, row)

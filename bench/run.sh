@@ -16,7 +16,10 @@
 # WEIGHTS_ETH1 are axes; PROFILES the traffic (the two-NIC ones, share,
 # share-adaptive and router, boot both guests with NICS=2); REPS a number of
 # pairs, or auto: MIN_REPS first, then one more at a time until every goal
-# has a verdict or MAX_REPS ran. UDP1470_RATE is by default half the
+# has a verdict or MAX_REPS ran. NETDEV_BUDGET, NETDEV_BUDGET_USECS and
+# THREADED (the guest's softirq) are axes too, shared by a pair's two runs;
+# WAKEUP=1 runs the application wake-up probe in the guest during every
+# run's traffic (wake_* columns). UDP1470_RATE is by default half the
 # baseline's saturation rate, measured first (SAT_REPS runs offering
 # SAT_OFFER on each kernel, role sat). AA=1 (make aa): the baseline kernel in
 # both slots, the lab's resolution. QUICK=1 (plain make): the goals at the
@@ -288,6 +291,10 @@ for k in $BOOT_ORDER; do
 	release=$(must lab_ctl uname -r)
 	version=$(must lab_ctl cat /proc/version)
 	echo "$release $version" > "$LAB_RUN/version"
+	# the softirq's settings as the kernel booted with them, before any
+	# run sets NETDEV_BUDGET, NETDEV_BUDGET_USECS and THREADED
+	must lab_ctl grep -H . /proc/sys/net/core/netdev_budget /proc/sys/net/core/netdev_budget_usecs \
+		/sys/class/net/eth0/threaded > "$OUT/softirq-booted-$k.txt"
 done
 write_meta
 
@@ -532,7 +539,8 @@ pause_other() {
 
 # The guest-wide settings a profile needs, applied only when they change:
 # benchcost (COST's nftables chain on eth0) and benchsys (ip_forward,
-# gro_normal_batch). Values come from the plan, checked by bench/args.sh.
+# gro_normal_batch, netdev_budget, netdev_budget_usecs, threaded NAPI).
+# Values come from the plan, checked by bench/args.sh.
 declare -A COST_CUR=() SYS_CUR=()
 guest_cost() {
 	[ "${COST_CUR[$LAB_CUR]:-}" != "$1" ] || return 0
@@ -540,9 +548,22 @@ guest_cost() {
 	COST_CUR[$LAB_CUR]=$1
 }
 guest_sys() {
-	[ "${SYS_CUR[$LAB_CUR]:-}" != "$1 $2" ] || return 0
-	must lab_ctl benchsys "$1" "$2" >/dev/null
-	SYS_CUR[$LAB_CUR]="$1 $2"
+	[ "${SYS_CUR[$LAB_CUR]:-}" != "$*" ] || return 0
+	must lab_ctl benchsys "$@" >/dev/null
+	SYS_CUR[$LAB_CUR]="$*"
+}
+
+# The application wake-up probe (WAKEUP=1; qemu/guest/bin/benchwake): started
+# after the run's "before" snapshots, stopped before its "after" ones, so it
+# covers the traffic as the counters do. Not in a zero-loss bisection (a
+# string of trials at other rates, no one load). Bounded twice: the probe
+# ends by itself after WAKE_SECS (SECS + the iperf3 client's 31 s of slack +
+# 15; at most wakeup's 3600), and benchwake stop waits at most 10 s for it
+# after SIGTERM (lab_ctl: 30 s).
+WAKE_SECS=$((SECS + 46 > 3600 ? 3600 : SECS + 46))
+wake_wanted() {
+	[ "$WAKEUP" = 1 ] || return 1
+	case $1 in zeroloss*) return 1 ;; esac
 }
 
 # The adaptive quota's targets of the patched guest's two NICs, "t0 q0 t1
@@ -602,7 +623,8 @@ run_one() {
 	local res=- offered= rate=$UDP1470_RATE
 	local err= confirmed= load1 c0 c1 o0 o1 other_pid ping_out= cc1 patched=0
 	local two=0 fwd=${RUN[forward]} batch=${RUN[gro_batch]} j0 j1 res1 t0b t1b q0b q1b r0 r1 err1=
-	local common tg0 tg1 g0 g1 g2 g3 traced=0 f0 f1
+	local common tg0 tg1 g0 g1 g2 g3 traced=0 f0 f1 wake=
+	local budget=${RUN[netdev_budget]} usecs=${RUN[netdev_budget_usecs]} threaded=${RUN[threaded]}
 	mkdir -p "$dir"
 	apply_pin "$pin"
 	pause_other "$kernel"
@@ -634,7 +656,7 @@ run_one() {
 		[ "$NICS" != 2 ] || must lab_ctl benchset - - - "$d" "$ring" eth1 >/dev/null
 	fi
 	guest_cost "$cost"
-	guest_sys "$fwd" "$batch"
+	guest_sys "$fwd" "$batch" "$budget" "$usecs" "$threaded"
 	must set_link "$fifo" "$link"
 	reachable eth0
 	[ "$two" = 0 ] || reachable eth1
@@ -645,6 +667,10 @@ run_one() {
 		[ "$traced" = 0 ] || must lab_ctl benchpoll start >/dev/null
 	fi
 	[ "$role" != hist ] || must lab_ctl benchhist start >/dev/null
+	if wake_wanted "$prof"; then
+		wake=$dir/wakeup
+		lab_ctl benchwake start "$WAKE_SECS" > "$wake" 2>&1 || err=${err:-"benchwake start failed (see $wake)"}
+	fi
 	q0=$(must qdiscdrops)
 	t0=$(must tapdrops)
 	if [ "$two" = 1 ]; then
@@ -687,6 +713,8 @@ run_one() {
 	esac
 	# The router's counters cover its flood; its PDR search follows.
 	if [ "$fwd" = 1 ]; then
+		[ -z "$wake" ] || lab_ctl --timeout 30 benchwake stop > "$wake" 2>&1 ||
+			err=${err:-"benchwake stop failed (see $wake)"}
 		t1=$(must tapdrops)
 		q1=$(must qdiscdrops)
 		r1=$(must rcvdrops)
@@ -708,6 +736,8 @@ run_one() {
 		offered=${offered%% *}
 	fi
 	if [ "$fwd" = 0 ]; then
+		[ -z "$wake" ] || lab_ctl --timeout 30 benchwake stop > "$wake" 2>&1 ||
+			err=${err:-"benchwake stop failed (see $wake)"}
 		t1=$(must tapdrops)
 		q1=$(must qdiscdrops)
 		lab_ctl benchsnap after > "$dir/after" 2>&1 || err=${err:-"benchsnap after failed"}
@@ -723,7 +753,9 @@ run_one() {
 	common=(kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" defer="$d"
 		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS"
 		pair="$pair" host_load1="$load1" host_compilers="$cc1" weight_eth1="$w1" cost="$cost"
-		qemu_cpu_s="$(cpu_delta "$c0" "$c1")" other_qemu_cpu_s="$(cpu_delta "$o0" "$o1")")
+		qemu_cpu_s="$(cpu_delta "$c0" "$c1")" other_qemu_cpu_s="$(cpu_delta "$o0" "$o1")"
+		netdev_budget="$budget" netdev_budget_usecs="$usecs" threaded="$threaded")
+	[ -z "$wake" ] || common+=(wakeup="$wake")
 	[ "$traced" = 0 ] || common+=(poll="$dir/poll")
 	# share-adaptive on the patched kernel: TARGET and each NIC's targets
 	tg0=() tg1=()

@@ -64,6 +64,15 @@ def receiver_limited(sent, lost, drops):
 
 
 
+# The guest kernel's CONFIG_HZ (Kconfig's default; qemu/kernel.config does
+# not set it) and what 6.1 makes of it: net_rx_action() stops after
+# netdev_budget_usecs counted in jiffies, by default 2 jiffies, and its
+# sysctl refuses less than that (net/core/sysctl_net_core.c,
+# netdev_budget_usecs_min = 2 * USEC_PER_SEC / HZ).
+GUEST_HZ = 250
+BUDGET_USECS_MIN = 2 * 1000000 // GUEST_HZ
+
+
 # The version of what a sweep records (meta.json's schema_version; runs.csv,
 # the plan files): raised when a field is added, renamed or changes meaning,
 # so that a reader can tell an old sweep from a new one instead of guessing
@@ -72,7 +81,9 @@ def receiver_limited(sent, lost, drops):
 # and "knobs" (every knob's value, bench/knobs.py), the plan files a header
 # naming their fields (bench/plan.py). 3: runs.csv has fwd_frames, and a
 # router row's mbps is what reached the host side of tap1 (the guest's
-# forwarding, bench/row.py), no longer what its receiver got.
+# forwarding, bench/row.py), no longer what its receiver got; the plan and
+# runs.csv have netdev_budget, netdev_budget_usecs and threaded, runs.csv
+# the wake_* columns (WAKEUP=1).
 SCHEMA_VERSION = 3
 
 

@@ -126,6 +126,14 @@ guest_ktap sysfs_weight 60 /lab/tests/sysfs-weight eth0
 PHASE=wakeup_idle
 guest_ktap wakeup_idle 30 /lab/tests/wakeup-idle 3
 
+# The bench's softirq knobs at the defaults bench/knobs.py gives them, and
+# the wake-up probe as a bench run starts and stops it.
+PHASE=softirq_knobs
+softirq_defaults=$(cd "$top/bench" && /usr/bin/python3 -c 'import knobs
+print(knobs.KNOBS["NETDEV_BUDGET"].default, knobs.KNOBS["NETDEV_BUDGET_USECS"].default)')
+# shellcheck disable=SC2086 # two numbers
+guest_ktap softirq_knobs 60 /lab/tests/softirq-knobs $softirq_defaults
+
 PHASE=weight_under_traffic
 lab_ctl /lab/iperf3-server
 lab_host iperf3 -c "$LAB_GUEST_IP" -t 8 --json >"$LAB_RUN/iperf3-weight.json" 2>&1 &
