@@ -1330,6 +1330,14 @@ def sweep_records(d):
     return meta, all_records(rows, meta, str(meta.get("aa", "0")) == "1")
 
 
+def write_summary(d, md):
+    """D/summary.md from the lines MD, whole or not at all."""
+    tmp = os.path.join(d, ".summary.md.tmp")
+    with open(tmp, "w") as f:
+        f.write("\n".join(md))
+    os.replace(tmp, os.path.join(d, "summary.md"))
+
+
 def usage(msg):
     print("report: %s" % msg, file=sys.stderr)
     print("usage: make report R=results/<stamp>  (bench/report.py [--no-plots] DIR)",
@@ -1417,10 +1425,7 @@ def main():
             md += ["## Plots", ""] + ["![%s](%s)" % (m, m) for m in made] + [""]
         except ImportError as e:
             md += ["(no plots: %s)" % e, ""]
-    tmp = os.path.join(d, ".summary.md.tmp")
-    with open(tmp, "w") as f:
-        f.write("\n".join(md))
-    os.replace(tmp, os.path.join(d, "summary.md"))
+    write_summary(d, md)
     # The terminal gets the verdicts (or the A/A resolution) and the tcp table.
     print("\n".join(md[:2] if not complete(meta) else []))
     print("\n".join(vtable + profile_table(rows, profiles.CALIB) + share_summary(share_runs(rows))
