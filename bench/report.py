@@ -314,7 +314,11 @@ def is_default(r):
 
 
 def goal_specs(rows, meta):
-    """The goals measured in this sweep, as verdicts.judge takes them."""
+    """The goals measured in this sweep, as verdicts.judge takes them: none
+    in a sweep without baseline runs (REF: settings of the patched image
+    paired with each other, judged by bench/article.py)."""
+    if not any(r["kernel"] == "baseline" and r["role"] == "sweep" for r in ALL):
+        return []
     env = goal_env(rows)
     cfg = config_label(env, meta)
     settings = dict(BASE, defer="0", **env)

@@ -404,3 +404,47 @@ def test_eth1ping_is_a_two_nic_profile_outside_the_share_tables():
     assert "eth1ping" not in profiles.SHARE and "eth1ping" in profiles.TWO_NIC
     with open(os.path.join(BENCH, "run.sh")) as f:
         assert re.search(r"^\teth1ping\)$", f.read(), re.M)
+
+
+STUB_RUN_SH = r"""#!/bin/bash
+# a stand-in for bench/run.sh: records what make article gave it, writes an
+# empty sweep, and fails for the regime named in STUB_FAIL
+set -euo pipefail
+echo "$REGIME|$ARTICLE|$ARTICLE_PROGRESS|${OUT##*/}" >> "$STUB_LOG"
+mkdir -p "$OUT"
+printf 'status,role\n' > "$OUT/runs.csv"
+printf '{"status": "complete", "parameters": {}}\n' > "$OUT/meta.json"
+[ "$REGIME" != "${STUB_FAIL:-}" ] || exit 1
+"""
+
+
+def stub_tree(tmp_path):
+    """A copy of bench/ whose run.sh is STUB_RUN_SH."""
+    top = tmp_path / "lab"
+    (top / "bench").mkdir(parents=True)
+    for name in os.listdir(BENCH):
+        if name.endswith(".py") or name == "article.sh":
+            (top / "bench" / name).write_text(open(os.path.join(BENCH, name)).read())
+    os.chmod(top / "bench" / "article.sh", 0o755)
+    (top / "bench" / "run.sh").write_text(STUB_RUN_SH)
+    os.chmod(top / "bench" / "run.sh", 0o755)
+    return top
+
+
+def test_article_sh_runs_the_regimes_in_order_then_the_verdicts(tmp_path):
+    top = stub_tree(tmp_path)
+    log, out = tmp_path / "log", tmp_path / "out"
+    p = subprocess.run([str(top / "bench" / "article.sh")], capture_output=True, text=True,
+                       env=env(OBS="obs3 obs1", OUT=str(out), STUB_LOG=str(log),
+                               STUB_FAIL="obs3"), timeout=120)
+    assert p.returncode == 1 and "obs3 (exit 1)" in p.stderr, p.stderr
+    calls = [line.split("|") for line in log.read_text().splitlines()]
+    n3, _ = article.estimate("obs3", env())
+    n1, _ = article.estimate("obs1", env())
+    assert [(c[0], c[1], c[3]) for c in calls] == [("obs3", "1", "obs3"), ("obs1", "1", "obs1")]
+    assert [c[2].split()[:3] for c in calls] == [["obs3", "0", str(n1 + n3)],
+                                                 ["obs1", str(n3), str(n1 + n3)]]
+    recs = verdicts.load(str(out / "verdicts.json"))
+    assert {r["observation"] for r in recs} == set(article.IDS)
+    assert all(r["verdict"] == "not measured" for r in recs)
+    assert (out / "summary.md").is_file()
