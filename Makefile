@@ -9,14 +9,14 @@ export ACCEL TCG_THREAD VCPUS MEM FIFO BOOT_TIMEOUT CHURN_SECS LAB_LOCK_WAIT NIC
 # Bench axes (bench/run.sh): make bench WEIGHTS="4 8 16" REFILL="0 16" ...
 export WEIGHTS WEIGHTS_ETH1 TARGET POLL_TRACE ROUTER_PDR REFILL ADAPTIVE DEFER RING LINK LINK_BURST BOOT_ORDER PROFILES REPS SECS CALIB PIN \
 	CALIB_PINS HIST SAT_REPS SAT_OFFER \
-	UDP1470_RATE UDP64_RATE OUT R MIN_REPS MAX_REPS BENCH_SEED
+	UDP1470_RATE UDP64_RATE OUT R MIN_REPS MAX_REPS BENCH_SEED REF OBS
 # The softirq's limits, threaded NAPI, the wake-up probe (bench/run.sh)
 export NETDEV_BUDGET NETDEV_BUDGET_USECS THREADED WAKEUP
 # Targets run in the order written: the knobs are checked before anything runs.
 .NOTPARALLEL:
 
-.PHONY: all deps kernel baseline baseline-pad initramfs boot smoke test unit bench aa report check clean distclean \
-	help args-lab args-all args-bench args-aa args-report
+.PHONY: all deps kernel baseline baseline-pad initramfs boot smoke test unit bench aa article report check \
+	clean distclean help args-lab args-all args-bench args-aa args-article args-report
 
 # Every knob is checked before any install, build or run: one line per bad
 # value and exit status 2 (bench/args.sh, the table of bench/knobs.py);
@@ -30,6 +30,8 @@ args-bench:
 	@bench/args.sh bench
 args-aa:
 	@AA=1 bench/args.sh bench
+args-article:
+	@ARTICLE=1 bench/args.sh bench
 args-report:
 	@bench/args.sh report
 
@@ -48,6 +50,14 @@ bench: args-bench kernel baseline initramfs
 ## (make baseline-pad); LAYOUT=plain: both without the page alignment
 aa: args-aa baseline $(if $(PAD),baseline-pad) initramfs
 	@AA=1 bench/run.sh
+
+## make article: the 2005 article's four observations (LWN, "NAPI performance - a
+## weighty matter"), each in its regime, settings of the patched image paired with
+## each other -> results/<stamp>/{obs1..obs4/,verdicts.json,summary.md}; 168 runs,
+## about 47 minutes on the README's 2-core machine (bench/article.py estimate);
+## OBS="obs1 obs3" runs some; REPS, SECS, ... apply to every regime (docs/ARTICLE.md)
+article: args-article kernel baseline initramfs
+	@bench/article.sh
 
 ## make help: the targets, then every knob with its values and default (bench/knobs.py)
 help:

@@ -28,6 +28,7 @@ import sys
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import article  # noqa: E402
 import profiles  # noqa: E402
 import schema  # noqa: E402
 from paired import MIN_PAIRS  # noqa: E402
@@ -42,7 +43,8 @@ NUMBER = re.compile(r"0|[1-9][0-9]{0,8}")
 @dataclass(frozen=True)
 class Knob:
     name: str
-    kind: str        # num, nums, word, words, rate, links, burst, reps, order, newdir, resultsdir
+    kind: str        # num, nums, word, words, rate, links, burst, reps, order, refs, newdir,
+                     # resultsdir
     allowed: tuple   # (lo, hi) for num and nums; the words for word, words, order
     default: object  # a string, "" (unset), or None (computed when it runs)
     doc: str
@@ -50,6 +52,12 @@ class Knob:
     meta: str = ""        # meta.json's parameters: always, nics2, changed, nics2-or-changed
     computed: str = ""    # what a default of None or "" is, for help and the doc
 
+
+# REF's FIELD=VALUE words: the plan fields a reference may set, and the knob
+# whose allowed values its VALUE must have.
+REF_FIELDS = {"weight": "WEIGHTS", "refill": "REFILL", "adaptive": "ADAPTIVE",
+              "defer": "DEFER", "weight_eth1": "WEIGHTS_ETH1", "threaded": "THREADED",
+              "netdev_budget": "NETDEV_BUDGET", "netdev_budget_usecs": "NETDEV_BUDGET_USECS"}
 
 K = Knob
 TABLE = (
@@ -89,6 +97,10 @@ TABLE = (
       "per repetition, %s at the defaults with the %s histogram" % (
           " and ".join(profiles.HIST), profiles.HIST_TRACEPOINT.split(":")[1]),
       meta="always"),
+    K("REF", "refs", (), "",
+      "pair every patched setting with the patched image at FIELD=VALUE (one of %s), "
+      "not with the baseline: layout cannot touch the comparison" % ", ".join(REF_FIELDS),
+      meta="changed", computed="unset: the baseline twin"),
     K("WEIGHTS_ETH1", "nums", (1, 64), profiles.BASELINE_WEIGHT_ETH1,
       "eth1's weight in the two-NIC profiles (baseline: %s)" % profiles.BASELINE_WEIGHT_ETH1,
       meta="nics2"),
@@ -151,6 +163,12 @@ TABLE = (
     K("OUT", "newdir", (), None, "the results directory; must not exist",
       computed="results/<UTC stamp>"),
     K("AA", "word", ("0", "1"), "0", "the baseline in both slots (set by make aa)"),
+    K("OBS", "words", article.IDS, " ".join(article.IDS),
+      "make article: the article's observations whose regimes run, in order"),
+    K("ARTICLE", "word", ("0", "1"), "0", "make article's settings (set by make article)"),
+    K("REGIME", "word", article.IDS, "",
+      "the article regime a sweep runs (set by make article, one sweep per observation)",
+      meta="changed", computed="unset"),
     K("QUICK", "word", ("0", "1"), "0", "the goals at the defaults, paired (set by plain make)"),
     K("R", "resultsdir", (), None, "the results directory to re-render", "report",
       computed="required"),
@@ -163,7 +181,9 @@ TABLE = (
 KNOBS = {k.name: k for k in TABLE}
 
 # Presets, applied in this order to the knobs left unset, before the
-# defaults: QUICK=1 (plain make) and AA=1 (make aa).
+# defaults: QUICK=1 (plain make), AA=1 (make aa) and ARTICLE=1 (make
+# article's every regime). Before them all, REGIME=obsN: that observation's
+# regime (bench/article.py's REGIMES).
 PRESETS = (
     ("QUICK", {"WEIGHTS": profiles.BASELINE["weight"], "REFILL": profiles.BASELINE["refill"],
                "PROFILES": " ".join(profiles.QUICK_PROFILES), "SECS": "4", "REPS": "auto",
@@ -171,6 +191,7 @@ PRESETS = (
     ("AA", {"WEIGHTS": profiles.BASELINE["weight"], "REFILL": profiles.BASELINE["refill"],
             "ADAPTIVE": profiles.BASELINE["adaptive"],
             "PROFILES": " ".join(profiles.AA_PROFILES), "CALIB": "0", "HIST": "0", "SAT_REPS": "2", "REPS": "20"}),
+    ("ARTICLE", article.PRESET),
 )
 
 # What resolve prints after the knobs: facts of the profiles swept, and the
@@ -178,7 +199,7 @@ PRESETS = (
 DERIVED = ("BENCH_RATE_NEEDED", "BENCH_ROUTER", "BASELINE_WEIGHT", "BASELINE_REFILL",
            "BASELINE_ADAPTIVE")
 
-LIST_KINDS = ("nums", "words", "links")
+LIST_KINDS = ("nums", "words", "links", "refs")
 
 
 def modes_of(mode):
@@ -224,6 +245,19 @@ def value_error(k, v):
         if not m or int(m.group(1)) < 2:
             return ("%s: a tc size of at least 2kb (one frame must fit), like 3kb or 64kb, "
                     "not '%s'" % (n, v))
+    elif k.kind == "refs":
+        seen = set()
+        for x in w:
+            f, eq, val = x.partition("=")
+            if not eq or f not in REF_FIELDS:
+                return "%s: FIELD=VALUE with FIELD one of %s, not '%s'" % (
+                    n, " ".join(REF_FIELDS), x)
+            if f in seen:
+                return "%s: %s given twice" % (n, f)
+            seen.add(f)
+            err = value_error(KNOBS[REF_FIELDS[f]], val)
+            if err:
+                return "%s: %s: %s" % (n, x, err.split(": ", 1)[1])
     elif k.kind == "reps":
         if v == "auto":
             return None
@@ -252,7 +286,11 @@ def given(env, name):
 
 
 def preset_value(env, name):
-    """What QUICK=1 or AA=1 gives NAME when the user did not, or None."""
+    """What REGIME=obsN, QUICK=1, AA=1 or ARTICLE=1 gives NAME when the user
+    did not, or None."""
+    regime = article.REGIMES.get(given(env, "REGIME"))
+    if regime is not None and name in regime.knobs:
+        return regime.knobs[name]
     for switch, values in PRESETS:
         if given(env, switch) == "1" and name in values:
             return values[name]
@@ -303,6 +341,14 @@ def cross_errors(mode, env, bad):
         errs.append("MIN_REPS %s exceeds MAX_REPS %s" % (v("MIN_REPS"), v("MAX_REPS")))
     if given(env, "PAD") and ok("PAD", "AA") and v("AA") != "1":
         errs.append("PAD: only for the layout A/A (make aa PAD=N), not for a patched/baseline sweep")
+    if v("REF") and ok("REF", "RING"):
+        for x in v("REF").split():
+            f, _, val = x.partition("=")
+            over = [r for r in v("RING").split() if f == "refill" and int(val) > int(r)]
+            if over:
+                errs.append("REF: refill=%s exceeds RING %s" % (val, over[0]))
+    if v("REF") and ok("REF", "AA") and v("AA") == "1":
+        errs.append("REF: the A/A pairs the baseline with itself, not with a reference setting")
     if v("SAT_REPS") == "0" and not v("UDP1470_RATE") and ok("SAT_REPS", "PROFILES", "HIST") \
             and profiles.needs_udp1470_rate(v("PROFILES").split(), v("HIST") == "1"):
         errs.append("SAT_REPS=0 needs UDP1470_RATE (the udp1470 load is half the measured "
@@ -368,6 +414,7 @@ def describe(k):
     else:
         s = {"rate": "Mbit/s like 150M", "links": "none or a tc rate like 1gbit",
              "burst": "a tc size >= 2kb", "reps": "1..100 or auto",
+             "refs": "FIELD=VALUE words",
              "newdir": "a new directory", "resultsdir": "a results directory"}[k.kind]
     if k.name == "PAD":
         s += ", a multiple of 16"
@@ -378,7 +425,7 @@ def default_text(k):
     return k.default if k.default else "(%s)" % (k.computed or "unset")
 
 
-TARGETS = {"lab": "every target that boots", "bench": "make, make bench, make aa",
+TARGETS = {"lab": "every target that boots", "bench": "make, make bench, make aa, make article",
            "report": "make report", "soak": "make soak", "race": "make race"}
 
 
@@ -392,6 +439,10 @@ def help_text():
     out.append("presets (knobs left unset): " + "; ".join(
         "%s=1 %s" % (s, " ".join("%s=%s" % (n, v if " " not in v else '"%s"' % v)
                                  for n, v in values.items())) for s, values in PRESETS))
+    out.append("make article's regimes (before ARTICLE=1; bench/article.py): " + "; ".join(
+        "REGIME=%s %s" % (i, " ".join("%s=%s" % (n, v if " " not in v else '"%s"' % v)
+                                      for n, v in r.knobs.items()))
+        for i, r in article.REGIMES.items()))
     return "\n".join(out)
 
 
@@ -413,8 +464,12 @@ def table():
     for s, values in PRESETS:
         out.append("")
         out.append("%s=1 (%s) presets, for the knobs left unset: %s." % (
-            s, "plain `make`" if s == "QUICK" else "`make aa`",
+            s, {"QUICK": "plain `make`", "AA": "`make aa`"}.get(s, "`make article`"),
             ", ".join("`%s=%s`" % kv for kv in values.items())))
+    for i, r in article.REGIMES.items():
+        out.append("")
+        out.append("REGIME=%s (`make article`, before ARTICLE=1): %s." % (
+            i, ", ".join("`%s=%s`" % kv for kv in r.knobs.items())))
     return "\n".join(out)
 
 

@@ -24,13 +24,19 @@ inside the pair. Which of the two runs first is drawn at random for every
 pair (AB or BA). The pairs:
 
 * role sweep: every combination of the patched axes, each with its
-  baseline twin. COST (rules on eth0's path, default 0) multiplies every
-  profile, and so do NETDEV_BUDGET, NETDEV_BUDGET_USECS and THREADED (the
-  other roles run at the first value of each). The two-NIC profiles
-  (share, share-adaptive, router) also take WEIGHTS_ETH1 (eth1's weight,
-  default 64; the baseline's is 64 too); share runs with the adaptive
-  quota off and share-adaptive with it on, whatever ADAPTIVE says, so
-  ADAPTIVE multiplies only the other profiles;
+  baseline twin; or, with REF (FIELD=VALUE words, e.g. "weight=64
+  refill=16"), with a twin on the patched image too, role ref: the same
+  run with FIELD at VALUE, one pair per REF word, none where the
+  combination has VALUE already (it is its own reference). Both halves
+  boot the same image, so code layout cannot touch the comparison
+  (docs/bench.md, "Code layout"); paired.py's ratio is then setting /
+  reference. adaptive=... leaves share and share-adaptive alone (their
+  adaptive setting is their own) and weight_eth1=... the one-NIC
+  profiles. COST (rules on eth0's path, default 0) multiplies every
+  profile. The two-NIC profiles (share, share-adaptive, router) also take
+  WEIGHTS_ETH1 (eth1's weight, default 64; the baseline's is 64 too);
+  share runs with the adaptive quota off and share-adaptive with it on,
+  whatever ADAPTIVE says, so ADAPTIVE multiplies only the other profiles;
 * role calib (CALIB=1): ring 4096 (weight 256 on the patched kernel), tcp,
   once per link mode of LINK and CPU layout of CALIB_PINS: the ceiling no RX
   policy can pass;
@@ -95,6 +101,28 @@ def ring_goal():
     return "256" if "256" in rings else rings[0]
 
 
+def refs():
+    """REF's words as (plan field, value) pairs, in their order ([]: the
+    baseline twins)."""
+    return [tuple(w.split("=", 1)) for w in axis("REF")]
+
+
+def twins_of(patched, profile, two, env):
+    """The pairs of one patched run: its baseline twin, or one patched
+    reference twin (role ref) per REF word that changes it."""
+    ref = refs()
+    if not ref:
+        return [(patched, run("baseline", "sweep", profile,
+                              weight_eth1=profiles.BASELINE_WEIGHT_ETH1 if two else "-", **env))]
+    out = []
+    for field, v in ref:
+        if (field == "adaptive" and profile in profiles.FORCED_ADAPTIVE
+                or field == "weight_eth1" and not two or patched[field] == v):
+            continue
+        out.append((patched, dict(patched, role="ref", **{field: v})))
+    return out
+
+
 def pairs():
     weights, refills, adaptive = axis("WEIGHTS"), axis("REFILL"), axis("ADAPTIVE")
     weights1, costs, defers = axis("WEIGHTS_ETH1"), axis("COST"), axis("DEFER")
@@ -114,10 +142,8 @@ def pairs():
             for w1, c, sq in itertools.product(weights1 if two else ["-"], costs, softirq):
                 env = dict(defer=d, ring=r, fifo=f, link=l, pin=pin, cost=c,
                            **dict(zip((name for name, _ in SOFTIRQ), sq)))
-                out.append((run("patched", "sweep", p, weight=w, refill=n, adaptive=ap,
-                                weight_eth1=w1, **env),
-                            run("baseline", "sweep", p,
-                                weight_eth1=profiles.BASELINE_WEIGHT_ETH1 if two else "-", **env)))
+                out += twins_of(run("patched", "sweep", p, weight=w, refill=n, adaptive=ap,
+                                    weight_eth1=w1, **env), p, two, env)
     if knobs.value(os.environ, "CALIB") == "1":
         for f, l, c in itertools.product(fifos, links, axis("CALIB_PINS")):
             out.append(twins("calib", profiles.CALIB, ring="4096", fifo=f, link=l, pin=c))

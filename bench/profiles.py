@@ -95,12 +95,15 @@ _ALL = (
     Profile("router", "UDP 1470 B at SAT_OFFER through the guest, eth0 -> eth1",
             "forwarding rate, drops by place, RTT through the guest, then its " + schema.PDR,
             nics=2, forward=True, ping_load=True, payload=1470, pdr="pdr_mbps"),
+    Profile("eth1ping", "UDP 1470 B at SAT_OFFER into eth0; eth1 only pinged, 100 a second",
+            "eth1's ping RTT under eth0's flood (rtt_p50_ms, rtt_p99_ms), time_squeeze, "
+            "eth0's drops by place", nics=2, ping_load=True, payload=1470),
 )
 PROFILES = {p.name: p for p in _ALL}
 
 # The words of the PROFILES knob, in this order, and its default.
 KNOB_NAMES = ("tcp", "tcp4", "udp1470", "udp64", "zeroloss", "idle",
-              "share", "share-adaptive", "router")
+              "share", "share-adaptive", "router", "eth1ping")
 DEFAULT = ("tcp", "tcp4", "udp1470", "udp64")
 TWO_NIC = tuple(p.name for p in _ALL if p.nics == 2)
 # The forced adaptive setting of share and share-adaptive.
@@ -110,9 +113,10 @@ ONE_NIC = tuple(p.name for p in _ALL if p.nics == 1)  # the "By profile" tables'
 TCP = tuple(p.name for p in _ALL if p.tcp)
 ZERO_LOSS = tuple(p.name for p in _ALL if p.part_of == "zeroloss")
 PING_ONLY = tuple(p.name for p in _ALL if p.ping_only)
-# The share profiles (two NICs flooded at once) and the router (the guest
-# forwards eth0 -> eth1).
-SHARE = tuple(p.name for p in _ALL if p.nics == 2 and not p.forward)
+# The share profiles (two NICs flooded at once: the guest must be the
+# limit), the router (the guest forwards eth0 -> eth1) and eth1ping (eth0
+# flooded, eth1 pinged: make article's observation 3).
+SHARE = tuple(p.name for p in _ALL if p.nics == 2 and p.saturates)
 ROUTER = next(p.name for p in _ALL if p.forward)
 # The profiles whose runs the reports plot against the weight.
 BY_WEIGHT = tuple(p for p in ONE_NIC if p not in ZERO_LOSS)

@@ -330,7 +330,11 @@ def is_default(r):
 
 
 def goal_specs(rows, meta):
-    """The goals measured in this sweep, as verdicts.judge takes them."""
+    """The goals measured in this sweep, as verdicts.judge takes them: none
+    in a sweep without baseline runs (REF: settings of the patched image
+    paired with each other, judged by bench/article.py)."""
+    if not any(r["kernel"] == "baseline" and r["role"] == "sweep" for r in ALL):
+        return []
     env = goal_env(rows)
     cfg = config_label(env, meta)
     settings = dict(BASE, defer="0", **env)
@@ -1362,6 +1366,14 @@ def sweep_records(d):
     return meta, all_records(rows, meta, str(meta.get("aa", "0")) == "1")
 
 
+def write_summary(d, md):
+    """D/summary.md from the lines MD, whole or not at all."""
+    tmp = os.path.join(d, ".summary.md.tmp")
+    with open(tmp, "w") as f:
+        f.write("\n".join(md))
+    os.replace(tmp, os.path.join(d, "summary.md"))
+
+
 def usage(msg):
     print("report: %s" % msg, file=sys.stderr)
     print("usage: make report R=results/<stamp>  (bench/report.py [--no-plots] DIR)",
@@ -1449,10 +1461,7 @@ def main():
             md += ["## Plots", ""] + ["![%s](%s)" % (m, m) for m in made] + [""]
         except ImportError as e:
             md += ["(no plots: %s)" % e, ""]
-    tmp = os.path.join(d, ".summary.md.tmp")
-    with open(tmp, "w") as f:
-        f.write("\n".join(md))
-    os.replace(tmp, os.path.join(d, "summary.md"))
+    write_summary(d, md)
     # The terminal gets the verdicts (or the A/A resolution) and the tcp table.
     print("\n".join(md[:2] if not complete(meta) else []))
     print("\n".join(vtable + profile_table(rows, profiles.CALIB) + share_summary(share_runs(rows))

@@ -664,8 +664,8 @@ run_one() {
 	lab_ctl benchsnap before > "$dir/before" 2>&1 || err="benchsnap before failed"
 	if [ "$two" = 1 ]; then
 		lab_ctl benchsnap before eth1 > "$dir/before.eth1" 2>&1 || err=${err:-"benchsnap before (eth1) failed"}
-		[ "$traced" = 0 ] || must lab_ctl benchpoll start >/dev/null
 	fi
+	[ "$traced" = 0 ] || must lab_ctl benchpoll start >/dev/null
 	[ "$role" != hist ] || must lab_ctl benchhist start >/dev/null
 	if wake_wanted "$prof"; then
 		wake=$dir/wakeup
@@ -710,6 +710,15 @@ run_one() {
 		res=$dir/iperf.json
 		PING_OUT=$ping_out IPERF_DST=$LAB_HOST_IP1 IPERF_PORT=$RECEIVER_PORT \
 			iperf "$res" -u -l "$ROUTER_PAYLOAD" -b "$SAT_OFFER" ;;
+	eth1ping)
+		# eth0 flooded; eth1 only pinged, at 100/s, from tap1's side for as
+		# long, bounded like iperf's own ping: its RTT is the row's rtt_p*
+		res=$dir/iperf.json offered=${SAT_OFFER%M}
+		on_nic eth1 timeout $((SECS + 15)) ping -n -i 0.01 -W 1 -c $((SECS * 100)) \
+			"$LAB_GUEST_IP1" > "$ping_out" 2>&1 &
+		j1=$!
+		iperf "$res" -u -l 1470 -b "$SAT_OFFER"
+		wait "$j1" || true ;;
 	esac
 	# The router's counters cover its flood; its PDR search follows.
 	if [ "$fwd" = 1 ]; then
@@ -747,7 +756,10 @@ run_one() {
 		t1b=$(must tapdrops eth1)
 		q1b=$(must qdiscdrops eth1)
 		lab_ctl benchsnap after eth1 > "$dir/after.eth1" 2>&1 || err1="benchsnap after (eth1) failed"
-		[ "$traced" = 0 ] || lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
+	fi
+	# every traced run but the router's (stopped after its flood, above)
+	if [ "$fwd" = 0 ] && [ "$traced" = 1 ]; then
+		lab_ctl benchpoll stop > "$dir/poll" 2>&1 || err=${err:-"benchpoll stop failed"}
 	fi
 	guest_alive
 	common=(kernel="$kernel" role="$role" weight="$w" refill="$n" adaptive="$a" defer="$d"
@@ -786,11 +798,39 @@ run_one() {
 }
 
 start=$SECONDS
+# make article runs this script once per regime (bench/article.sh) with
+# ARTICLE_PROGRESS="REGIME DONE TOTAL START ESTIMATE": the runs of the
+# regimes before this one, the runs of all, when the first began (epoch
+# seconds) and the seconds all were expected to take; the progress line
+# then counts and estimates over them all. Anything else is ignored.
+art_label='' art_done=0 art_total=0 art_start=0 art_est=0
+if [[ ${ARTICLE_PROGRESS:-} =~ ^(obs[0-9])\ ([0-9]{1,6})\ ([0-9]{1,6})\ ([0-9]{1,12})\ ([0-9]{1,8})$ ]]; then
+	art_label=${BASH_REMATCH[1]} art_done=${BASH_REMATCH[2]} art_total=${BASH_REMATCH[3]}
+	art_start=${BASH_REMATCH[4]} art_est=${BASH_REMATCH[5]}
+fi
+# progress K_RUN: where the sweep is and how long the rest should take, the
+# ETA from the pace of the runs so far (make article: of every regime's).
+progress() {
+	local k=$1 el eta ak
+	if [ -n "$art_label" ]; then
+		el=$((EPOCHSECONDS - art_start)) ak=$((art_done + k))
+		eta=$(( ak > 1 ? el * (art_total - ak + 1) / (ak - 1) : art_est ))
+		((eta >= 0)) || eta=0
+		printf 'article %s: run %d of %d (%d of %d in all)  %dm%02ds elapsed, ETA %dm%02ds' \
+			"$art_label" "$k" "$total" "$ak" "$art_total" $((el / 60)) $((el % 60)) \
+			$((eta / 60)) $((eta % 60))
+	else
+		el=$((SECONDS - start))
+		eta=$(( k > 1 ? el * (total - k + 1) / (k - 1) : 0 ))
+		printf 'bench: run %d of %d  %dm%02ds elapsed, ETA %dm%02ds' \
+			"$k" "$total" $((el / 60)) $((el % 60)) $((eta / 60)) $((eta % 60))
+	fi
+}
 # do_runs PLAN: every run of a plan file, its fields by the header's names
 # (every value one word: bench/plan.py checks them).
 do_runs() {
 	local -a head vals
-	local i el eta settings
+	local i settings
 	{
 		IFS=$'\t' read -r -a head
 		while IFS=$'\t' read -r -a vals; do
@@ -802,12 +842,9 @@ do_runs() {
 			done
 			k_run=$((k_run + 1))
 			CUR_STEP="run $k_run of $total (${settings# })"
-			el=$((SECONDS - start))
-			eta=$(( k_run > 1 ? el * (total - k_run + 1) / (k_run - 1) : 0 ))
-			printf '\rbench: run %d of %d  %dm%02ds elapsed, ETA %dm%02ds  %-8s %-5s w=%-4s n=%-3s ring=%-4s %-14s %-12s' \
-				"$k_run" "$total" $((el / 60)) $((el % 60)) $((eta / 60)) $((eta % 60)) \
-				"${RUN[kernel]}" "${RUN[role]}" "${RUN[weight]}" "${RUN[refill]}" "${RUN[ring]}" \
-				"${RUN[pin]}" "${RUN[profile]}"
+			printf '\r%s  %-8s %-5s w=%-4s n=%-3s d=%-3s ring=%-4s %-14s %-12s' \
+				"$(progress "$k_run")" "${RUN[kernel]}" "${RUN[role]}" "${RUN[weight]}" \
+				"${RUN[refill]}" "${RUN[defer]}" "${RUN[ring]}" "${RUN[pin]}" "${RUN[profile]}"
 			run_one < /dev/null
 		done
 	} < "$1"

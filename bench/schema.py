@@ -119,6 +119,7 @@ KINDS = (
     "band",    # a NIC's share over its weight share, within SHARE_BAND
     "router",  # a router setting's forwarding rate against the baseline's
     "pdr",     # a setting's zero-loss rate (PDR) against the baseline's
+    "article",  # make article: two settings of the patched image (ARTICLE_FIELDS)
 )
 VERDICTS = (
     "met", "not_met",  # decided
@@ -128,3 +129,41 @@ VERDICTS = (
                        # slot comparison (kind router or pdr in make aa)
 )
 DECIDED = ("met", "not_met")
+
+# make article's records (bench/article.py), kind "article": one per
+# observation and comparison, with exactly ARTICLE_FIELDS, in this order, in
+# the verdicts.json of the article's results directory. Two settings of the
+# patched image, paired: the effect is setting / reference.
+ARTICLE_KIND = "article"
+ARTICLE_FIELDS = (
+    "kind",         # ARTICLE_KIND
+    "observation",  # obs1..obs4 (bench/article.py OBSERVATIONS)
+    "claim",        # what the article said in 2005, one line
+    "regime",       # the regime's sweep parameters as run (its meta.json's), {} if not run
+    "profile",      # the bench profile whose pairs are compared
+    "knob",         # the plan field compared: weight, refill, adaptive, defer, weight_eth1
+    "setting",      # its value in the compared half
+    "reference",    # its value in the reference half (the plan's role ref)
+    "settings",     # the other plan fields the comparison holds at, {field: value}
+    "metric",       # the runs.csv column or derived metric (bench/article.py)
+    "estimator",    # ratio or count (bench/paired.py)
+    "direction",    # lower or higher: what the article predicts for setting / reference
+    "effect",       # setting / reference over the pairs, or null
+    "ci_low",       # its 95 % interval; both null when there is none
+    "ci_high",
+    "margin",       # refuted when the interval lies within 1 +- margin
+    "p_holm",       # one-sided p of an effect in the direction, Holm over the article's
+    "pairs",        # valid pairs behind the effect
+    "primary",      # true for the comparison that decides the observation
+    "verdict",      # one of ARTICLE_VERDICTS
+    "note",         # why there is no interval, no pair or no column, else ""
+    "excluded",     # [{kernel, pair, why}]: pairs left out (a half failed or is missing)
+)
+ARTICLE_VERDICTS = (
+    "reproduced",    # the interval excludes no effect in the article's direction
+    "refuted",       # the interval lies within 1 +- margin (equivalence)
+    "contrary",      # the interval excludes no effect in the opposite direction
+    "inconclusive",  # none of these: more pairs decide it
+    "not measured",  # no column, no regime run, or no pair with values
+    "incomplete",    # the regime's sweep did not complete
+)

@@ -17,7 +17,11 @@ them. The kinds (schema.KINDS):
 * pdr: a setting's zero-loss rate (PDR) against the baseline's, paired
   (the router's, and a zero-loss profile's other than the goals').
   router and pdr share one Holm correction, target ">= 1.0x": met when the
-  patched setting is ahead, not_met when it is behind, else inconclusive.
+  patched setting is ahead, not_met when it is behind, else inconclusive;
+* article: make article's comparisons between two settings of the patched
+  image (bench/article.py), with fields of their own
+  (schema.ARTICLE_FIELDS) and verdicts (schema.ARTICLE_VERDICTS:
+  reproduced, refuted, contrary, inconclusive, not measured, incomplete).
 
 decided(): REPS=auto's stop (report.py --decided); nothing judged is not
 decided. aa_outcome(): the exit status of make aa's report.
@@ -52,6 +56,19 @@ def record(**kw):
     kw.setdefault("excluded", [])
     assert kw["kind"] in schema.KINDS and kw["verdict"] in schema.VERDICTS, kw
     return {k: kw[k] for k in schema.VERDICT_FIELDS}
+
+
+def article_record(**kw):
+    """One record of kind article: every field of schema.ARTICLE_FIELDS but
+    kind, in order (note and excluded may be left out), none else."""
+    kw.setdefault("kind", schema.ARTICLE_KIND)
+    kw.setdefault("note", "")
+    kw.setdefault("excluded", [])
+    if set(kw) != set(schema.ARTICLE_FIELDS):
+        raise KeyError("not the article record's fields: %s" % ", ".join(
+            sorted(set(kw) ^ set(schema.ARTICLE_FIELDS))))
+    assert kw["kind"] == schema.ARTICLE_KIND and kw["verdict"] in schema.ARTICLE_VERDICTS, kw
+    return {k: kw[k] for k in schema.ARTICLE_FIELDS}
 
 
 def finite(v):

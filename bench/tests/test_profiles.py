@@ -53,7 +53,7 @@ def test_baseline_triple():
 
 
 def test_two_nic_profiles():
-    assert profiles.TWO_NIC == ("share", "share-adaptive", "router")
+    assert profiles.TWO_NIC == ("share", "share-adaptive", "router", "eth1ping")
     assert profiles.FORCED_ADAPTIVE == {"share": "off", "share-adaptive": "on"}
     assert [p for p in profiles.TWO_NIC if profiles.PROFILES[p].forward] == ["router"]
     assert all(profiles.PROFILES[p].gro_batch == 1 for p in profiles.TWO_NIC)
@@ -106,7 +106,7 @@ def test_profile_groups():
     assert not profiles.is_zero_loss("no-such-profile")
     assert profiles.SHARE == ("share", "share-adaptive") == profiles.SATURATED
     assert profiles.ROUTER == "router"
-    assert set(profiles.TWO_NIC) == set(profiles.SHARE) | {profiles.ROUTER}
+    assert set(profiles.TWO_NIC) == set(profiles.SHARE) | {profiles.ROUTER, "eth1ping"}
     assert profiles.BY_WEIGHT == ("tcp", "tcp4", "udp1470", "udp64", "idle")
     assert report.SHARE == profiles.SHARE and report.ROUTER == profiles.ROUTER
     assert profiles.AA_PROFILES == ("tcp", "udp1470", "udp64")
