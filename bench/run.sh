@@ -118,7 +118,7 @@ lab_on_exit() {
 	STATUS=$st
 	set_status "$st"
 	if [ -s "$csv" ]; then
-		timeout 60 python3 "$top/bench/report.py" --no-plots "$OUT" >/dev/null 2>&1 || true
+		timeout 60 /usr/bin/python3 "$top/bench/report.py" --no-plots "$OUT" >/dev/null 2>&1 || true
 	fi
 	echo "bench: $st (exit $rc) after $k_run of $total runs; what was recorded is in ${OUT#"$top"/}" >&2
 }
@@ -146,12 +146,12 @@ write_meta() {
 	M_SAT_MBPS=$sat_mbps M_STAMP=$stamp M_STATUS=$STATUS M_TOTAL=$total \
 	M_RUN_PATCHED=${LAB_ALL_RUN[patched]:-} M_RUN_BASELINE=${LAB_ALL_RUN[baseline]:-} \
 	M_KDIR_PATCHED=${KDIR[patched]} M_KDIR_BASELINE=${KDIR[baseline]} \
-	python3 "$top/bench/meta.py" write "$OUT/meta.json"
+	/usr/bin/python3 "$top/bench/meta.py" write "$OUT/meta.json"
 }
 
 # Only the status changes (the EXIT hook: failed or interrupted).
 set_status() {
-	python3 "$top/bench/meta.py" status "$OUT/meta.json" "$1" ||
+	/usr/bin/python3 "$top/bench/meta.py" status "$OUT/meta.json" "$1" ||
 		echo "bench: could not set status $1 in meta.json" >&2
 }
 
@@ -175,8 +175,8 @@ if [ "$REPS" = auto ]; then
 else
 	reps_first=$REPS reps_last=$REPS
 fi
-for rep in $(seq "$reps_last"); do must python3 "$top/bench/plan.py" "$rep" > "$OUT/plan-$rep.tsv"; done
-must python3 "$top/bench/plan.py" sat > "$OUT/sat.tsv"
+for rep in $(seq "$reps_last"); do must /usr/bin/python3 "$top/bench/plan.py" "$rep" > "$OUT/plan-$rep.tsv"; done
+must /usr/bin/python3 "$top/bench/plan.py" sat > "$OUT/sat.tsv"
 rate_source=given
 if [ -z "$UDP1470_RATE" ]; then
 	rate_source="half the baseline's median saturation rate"
@@ -246,7 +246,21 @@ rcvbuf_setup() {
 # bench/profiles.py (a test checks).
 ROUTER_PAYLOAD=1470
 RECEIVER_PORT=5201
+# host_has MODULE: the host's kernel has MODULE already, built in or loaded
+# (or takes no modules at all). The lab loads nothing into the host's
+# kernel, and a first nft or tc command would load nf_tables or sch_tbf on
+# a modular kernel that lacks them: the sweep refuses instead.
+host_has() {
+	[ -e /proc/modules ] || return 0
+	grep -q "^$1 " /proc/modules ||
+		grep -qs "/$1\.ko" "/lib/modules/$(uname -r)/modules.builtin"
+}
+need_host_module() {	# need_host_module MODULE WHAT
+	host_has "$1" ||
+		lab_die "$2 needs $1 in the host's kernel, which has it as a module that is not loaded; the lab loads nothing into the host's kernel (load it yourself to run this)"
+}
 fwd_setup() {
+	need_host_module nf_tables "the router's count at tap1"
 	must lab_host1 nft add table netdev labfwd
 	must lab_host1 nft add counter netdev labfwd datagrams
 	must lab_host1 nft add chain netdev labfwd in "{ type filter hook ingress device \"tap1\" priority 0; }"
@@ -255,7 +269,7 @@ fwd_setup() {
 }
 # fwdframes: the router's datagrams that tap1 has received so far.
 fwdframes() {
-	lab_host1 nft -j list counter netdev labfwd datagrams | python3 "$top/bench/fwdcount.py"
+	lab_host1 nft -j list counter netdev labfwd datagrams | /usr/bin/python3 "$top/bench/fwdcount.py"
 }
 
 # NICS=2, once per guest after its boot: the guest's second iperf3 server
@@ -318,6 +332,7 @@ set_link() {
 		if [ "$link" = none ]; then
 			on_nic "$nic" tc qdisc del dev "$tap" root 2>/dev/null || true
 		else
+			need_host_module sch_tbf "LINK=$link (a tbf on the tap)"
 			on_nic "$nic" tc qdisc replace dev "$tap" root tbf rate "$link" burst "$LINK_BURST" latency 20ms
 		fi
 	done
@@ -380,7 +395,7 @@ iperf() {
 # fail (more), or error (no result: iperf3 failed, never connected, or its
 # JSON is missing or broken; an error says nothing about the rate).
 udp_verdict() {
-	python3 - "$top/bench" "$1" <<'PY'
+	/usr/bin/python3 - "$top/bench" "$1" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import schema
@@ -429,7 +444,7 @@ zl_trial() {
 	# the guest forwarded; an error (no count, or more than was sent) is
 	# tried once more, then the run fails, never a lower rate.
 	if [ "${ZL_ROUTER:-0}" = 1 ] && [ "$verdict" != error ]; then
-		verdict=$(python3 - "$top/bench" "$out.try" "$c0" "$c1" <<'PY'
+		verdict=$(/usr/bin/python3 - "$top/bench" "$out.try" "$c0" "$c1" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import schema
@@ -443,7 +458,7 @@ print(schema.forwarded_verdict(sent, fwd1 - fwd0))
 PY
 )
 	fi
-	python3 - "$out.try" "$rate" "$verdict" "$c0" "$c1" >> "$out.trials" <<'PY'
+	/usr/bin/python3 - "$out.try" "$rate" "$verdict" "$c0" "$c1" >> "$out.trials" <<'PY'
 import json, sys
 try:
     s = json.load(open(sys.argv[1]))["end"]["sum"]
@@ -490,7 +505,7 @@ zeroloss() {
 	cp "$out.try" "$out"
 	cp "$out.try.rc" "$out.rc"
 	while ((hi * 100 > lo * 105)); do
-		mid=$(python3 -c 'import math, sys; lo, hi = map(int, sys.argv[1:]); print(max(lo + 1, round(math.sqrt(lo * hi))))' "$lo" "$hi")
+		mid=$(/usr/bin/python3 -c 'import math, sys; lo, hi = map(int, sys.argv[1:]); print(max(lo + 1, round(math.sqrt(lo * hi))))' "$lo" "$hi")
 		((mid < hi)) || break
 		v=$(zl_try "$len" "$mid" "$out")
 		case $v in
@@ -778,20 +793,20 @@ run_one() {
 	fi
 	case $prof in
 	share | share-adaptive)
-		must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
+		must /usr/bin/python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
 			"${common[@]}" nic=eth0 peer="$dir/before.eth1,$dir/after.eth1" \
 			offered_mbps="$offered" link_drops=$((q1 - q0)) error="$err" "${tg0[@]}"
-		must python3 "$top/bench/row.py" "$csv" "$dir/before.eth1" "$dir/after.eth1" "$t0b" "$t1b" \
+		must /usr/bin/python3 "$top/bench/row.py" "$csv" "$dir/before.eth1" "$dir/after.eth1" "$t0b" "$t1b" \
 			"$res1" "${common[@]}" nic=eth1 peer="$dir/before,$dir/after" \
 			offered_mbps="$offered" link_drops=$((q1b - q0b)) error="${err:-$err1}" "${tg1[@]}" ;;
 	router)
-		must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
+		must /usr/bin/python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
 			"${common[@]}" peer="$dir/before.eth1,$dir/after.eth1" rcv_sock_drops=$((r1 - r0)) \
 			fwd_frames=$((f1 - f0)) \
 			offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$dir/pdr.json.trials" \
 			error="$err" pdr_confirmed="$confirmed" ping_load="$ping_out" ;;
 	*)
-		must python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
+		must /usr/bin/python3 "$top/bench/row.py" "$csv" "$dir/before" "$dir/after" "$t0" "$t1" "$res" \
 			"${common[@]}" offered_mbps="$offered" link_drops=$((q1 - q0)) trials="$res.trials" \
 			error="$err" pdr_confirmed="$confirmed" ping_load="$ping_out" ;;
 	esac
@@ -852,7 +867,7 @@ do_runs() {
 echo "bench: $total runs, results in ${OUT#"$top"/}"
 do_runs "$OUT/sat.tsv"
 if [ "$(plan_runs "$OUT/sat.tsv")" -gt 0 ]; then
-	sat_mbps=$(python3 - "$csv" <<'PY'
+	sat_mbps=$(/usr/bin/python3 - "$csv" <<'PY'
 import csv, statistics, sys
 v = [float(r["mbps"]) for r in csv.DictReader(open(sys.argv[1]))
      if r["role"] == "sat" and r["kernel"] == "baseline" and r["status"] == "ok" and r["mbps"]]
@@ -860,7 +875,7 @@ print("%.1f" % statistics.median(v) if v else "")
 PY
 )
 	[ -n "$sat_mbps" ] || lab_die "no saturation measurement of the baseline succeeded (see $OUT/raw/*/iperf.json.err)"
-	UDP1470_RATE=$(python3 -c 'import sys; print("%dM" % max(1, round(float(sys.argv[1]) / 2)))' "$sat_mbps")
+	UDP1470_RATE=$(/usr/bin/python3 -c 'import sys; print("%dM" % max(1, round(float(sys.argv[1]) / 2)))' "$sat_mbps")
 	printf '\nbench: baseline saturates at %s Mbit/s (median of %s); udp1470 offers %s\n' \
 		"$sat_mbps" "$SAT_REPS" "$UDP1470_RATE"
 fi

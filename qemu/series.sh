@@ -102,7 +102,7 @@ git -C "$repo" -c user.name="$name" -c user.email="$email" format-patch -q \
 	--cover-letter --subject-prefix="$prefix" -o "$out" base..HEAD
 cover=$out/0000-cover-letter.patch
 subject=$(head -1 "$top/patches/cover-letter.txt")
-python3 - "$cover" "$subject" "$top/patches/cover-letter.txt" <<'EOF'
+/usr/bin/python3 - "$cover" "$subject" "$top/patches/cover-letter.txt" <<'EOF'
 import sys
 path, subject, blurb = sys.argv[1], sys.argv[2], sys.argv[3]
 body = open(blurb).read().split('\n', 1)[1].lstrip('\n').rstrip('\n')

@@ -17,7 +17,7 @@ lab_host iperf3 -c "$LAB_GUEST_IP" -t "$SECS" --json > "$LAB_RUN/iperf3.json" ||
 	lab_die "iperf3 failed: $(tail -5 "$LAB_RUN/iperf3.json")"
 lab_ctl 'ethtool -S eth0' > "$LAB_RUN/ethtool-after.txt"
 irq1=$(irqs)
-python3 - "$LAB_RUN/iperf3.json" <<'PY'
+/usr/bin/python3 - "$LAB_RUN/iperf3.json" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1]))["end"]
 print("== iperf3 TCP host->guest %ss: %.1f Mbit/s received, %d retransmits"

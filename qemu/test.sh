@@ -102,7 +102,7 @@ wait_job() {
 }
 
 iperf3_mbps() {	# received Mbit/s from an iperf3 --json file, or nothing
-	python3 -c 'import json,sys; print("%.1f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' "$1" 2>/dev/null
+	/usr/bin/python3 -c 'import json,sys; print("%.1f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' "$1" 2>/dev/null
 }
 
 # A second NIC, virtio-net with TX NAPI off, for the weight knob's
@@ -148,7 +148,7 @@ else
 	rc=0
 	wait "$client" || rc=$?
 	mbps=$(iperf3_mbps "$LAB_RUN/iperf3-weight.json")
-	if [ "$rc" -eq 0 ] && [ -n "$mbps" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 0)' "$mbps"; then
+	if [ "$rc" -eq 0 ] && [ -n "$mbps" ] && /usr/bin/python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 0)' "$mbps"; then
 		result 0 iperf3_host_to_guest "host to guest TCP: $mbps Mbit/s"
 	else
 		result 1 iperf3_host_to_guest "iperf3 exit $rc: $(tail -5 "$LAB_RUN/iperf3-weight.json")"
@@ -206,8 +206,8 @@ guest_ktap adaptive_tcp 30 /lab/tests/adaptive-phase end tcp
 read -r c1 q1 <<<"$(lab_ctl /lab/tests/adaptive-phase cost udp64)"
 read -r c2 q2 <<<"$(lab_ctl /lab/tests/adaptive-phase cost tcp)"
 diag="median cost/quota: udp64 ${c1} ns/${q1}, tcp ${c2} ns/${q2}"
-if python3 -c "import sys; c1,q1,c2,q2=map(float,sys.argv[1:]); sys.exit(not (min(c1,c2) > 0 and max(c1,c2) >= 1.2 * min(c1,c2)))" "$c1" "$q1" "$c2" "$q2"; then
-	python3 -c "import sys; c1,q1,c2,q2=map(float,sys.argv[1:]); r=(q1/q2)/(c2/c1); sys.exit(not 0.7 <= r <= 1.3)" "$c1" "$q1" "$c2" "$q2"
+if /usr/bin/python3 -c "import sys; c1,q1,c2,q2=map(float,sys.argv[1:]); sys.exit(not (min(c1,c2) > 0 and max(c1,c2) >= 1.2 * min(c1,c2)))" "$c1" "$q1" "$c2" "$q2"; then
+	/usr/bin/python3 -c "import sys; c1,q1,c2,q2=map(float,sys.argv[1:]); r=(q1/q2)/(c2/c1); sys.exit(not 0.7 <= r <= 1.3)" "$c1" "$q1" "$c2" "$q2"
 	result $? quota_inverse_to_cost "$diag"
 else
 	TOP=$((TOP + 1)) SKIP=$((SKIP + 1))
@@ -232,7 +232,7 @@ lab_ctl --timeout $((CHURN_SECS + 60)) /lab/tests/knob-churn run "$CHURN_SECS"
 rc=0
 wait_job "$job" 60 "iperf3 UDP flood" || rc=$?
 guest_ktap knob_churn 30 /lab/tests/knob-churn end
-result "$rc" flood_survived_knob_churn "$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]["sum"]; print("%d of %d datagrams lost" % (e["lost_packets"], e["packets"]))' "$LAB_RUN/flood-churn.json" 2>&1 || true)"
+result "$rc" flood_survived_knob_churn "$(/usr/bin/python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]["sum"]; print("%d of %d datagrams lost" % (e["lost_packets"], e["packets"]))' "$LAB_RUN/flood-churn.json" 2>&1 || true)"
 
 PHASE=ethtool_selftest
 guest_ktap ethtool_selftest 60 /lab/tests/ethtool-selftest eth0
@@ -272,7 +272,7 @@ rc=0
 wait_job "$job0" 40 "iperf3 UDP flood on eth0" || rc=$?
 wait_job "$job1" 40 "iperf3 UDP flood on eth1" || rc=$?
 result "$rc" two_nic_floods_completed "$(for f in "$LAB_RUN"/flood-nic[01].json; do
-	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]["sum"]; print("%s: %d of %d datagrams lost" % (sys.argv[1].split("/")[-1], e["lost_packets"], e["packets"]))' "$f" 2>&1 || true
+	/usr/bin/python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]["sum"]; print("%s: %d of %d datagrams lost" % (sys.argv[1].split("/")[-1], e["lost_packets"], e["packets"]))' "$f" 2>&1 || true
 done)"
 rc=0
 lab_poweroff || rc=$?

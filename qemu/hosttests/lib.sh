@@ -55,7 +55,7 @@ start() {
 	# A non-interactive shell starts background jobs with SIGINT ignored, and
 	# a shell cannot trap a signal ignored on entry: reset it, as a terminal's
 	# foreground job has it, and make the job a session of its own.
-	LAB_LOCK_WAIT=600 python3 -c 'import os, signal, sys
+	LAB_LOCK_WAIT=600 /usr/bin/python3 -c 'import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 os.setsid()

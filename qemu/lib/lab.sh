@@ -265,7 +265,7 @@ lab_host() {
 # A QMP command to the current guest's QEMU (qemu/qmp.py):
 #   lab_qmp set_link name=n0 up=false     lab_qmp stop     lab_qmp cont
 lab_qmp() {
-	python3 "$LAB_TOP/qemu/qmp.py" "$LAB_RUN/qmp.sock" "$@"
+	/usr/bin/python3 "$LAB_TOP/qemu/qmp.py" "$LAB_RUN/qmp.sock" "$@"
 }
 
 lab_ctl() {
@@ -274,7 +274,7 @@ lab_ctl() {
 		t=$2
 		shift 2
 	fi
-	python3 "$LAB_TOP/qemu/ctl.py" --timeout "$t" "$LAB_RUN/ctl.sock" "$@"
+	/usr/bin/python3 "$LAB_TOP/qemu/ctl.py" --timeout "$t" "$LAB_RUN/ctl.sock" "$@"
 }
 
 lab_netns_up() {
