@@ -53,8 +53,8 @@ aa: args-aa baseline $(if $(PAD),baseline-pad) initramfs
 
 ## make article: the 2005 article's four observations (LWN, "NAPI performance - a
 ## weighty matter"), each in its regime, settings of the patched image paired with
-## each other -> results/<stamp>/{obs1..obs4/,verdicts.json,summary.md}; 168 runs,
-## about 47 minutes on the README's 2-core machine (bench/article.py estimate);
+## each other -> results/<stamp>/{obs1..obs4/,verdicts.json,summary.md}; 224 runs,
+## about 42 minutes on the README's 2-core machine (bench/article.py estimate);
 ## OBS="obs1 obs3" runs some; REPS, SECS, ... apply to every regime (docs/ARTICLE.md)
 article: args-article kernel baseline initramfs
 	@bench/article.sh

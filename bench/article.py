@@ -22,7 +22,8 @@ paired statistics are bench/paired.py's: the ratio setting / reference
 (Hodges-Lehmann over the pairs' log ratios with the exact signed-rank
 interval, or for counts that can be 0 the ratio of means with a bootstrap
 interval over pairs), 95 %, and the one-sided p of an effect in the
-article's direction, Holm-corrected over the comparisons judged.
+article's direction, Holm-corrected within its family: the observations'
+primary comparisons (their verdicts), and apart from them the others.
 
 A comparison's verdict (decide()):
 
@@ -65,16 +66,17 @@ def _report():
 BENCH = os.path.dirname(os.path.abspath(__file__))
 
 # make article's settings for every regime (knobs.py's ARTICLE=1 preset,
-# for the knobs the user and the regime leave unset): the fewest pairs
-# with a 95 % interval, 4 s runs, no calibration or histogram runs.
-PRESET = {"REPS": str(paired.MIN_PAIRS), "SECS": "4", "CALIB": "0", "HIST": "0"}
+# for the knobs the user and the regime leave unset): 4 s runs, no
+# calibration or histogram runs, and REPS set below the observations: the
+# fewest pairs whose verdicts can pass their Holm correction.
+PRESET = {"REPS": None, "SECS": "4", "CALIB": "0", "HIST": "0"}
 
-# The running time: a run of the existing sweeps took 15-17 s at SECS=5 on
-# the README's 2-core machine (the settings, the reachability pings, the
-# counters before and after, the row; make aa's 124 runs took 22 minutes,
-# 10.6 s each, the most frugal): SECS + RUN_OVERHEAD_S, TCP 1 s of slow
-# start more; and per regime the boot of both guests and their poweroff.
-RUN_OVERHEAD_S = 11
+# The running time: SECS + RUN_OVERHEAD_S a run, TCP 1 s of slow start
+# more, and per regime the boot of both guests and their poweroff. The
+# first recorded make article (docs/results/article-1: 168 runs, 4 regimes,
+# SECS=4) took 29m37s on the README's 2-core machine: 8.9 s a run besides
+# the boots, SECS + 4.9; 6 leaves room for a slower host.
+RUN_OVERHEAD_S = 6
 BOOT_S = 60
 # The default must fit in an hour (issue 21); tests/test_article.py checks it.
 BUDGET_S = 3600
@@ -230,6 +232,24 @@ OBSERVATIONS = (
         "napi_defer_hard_irqs with gro_flush_timeout, not the weight",
         plots=(("obs4_irq_vs_weight.png", "irq_per_1000", "defer", "weight"),)),
 )
+
+
+def pairs_for(m):
+    """The fewest pairs (at least paired.MIN_PAIRS) at which a comparison
+    can pass a Holm correction over M: the exact signed-rank test's
+    smallest one-sided p at n pairs is 2^-n, so M x 2^-n must be below
+    paired.ALPHA (6 pairs cannot pass even over 4 comparisons)."""
+    n = paired.MIN_PAIRS
+    while m * 2.0 ** -n >= paired.ALPHA:
+        n += 1
+    return n
+
+
+# The two families a Holm correction runs over: the observations' primary
+# comparisons (their verdicts) and the other comparisons.
+PRIMARIES = sum(c.primary for o in OBSERVATIONS for c in o.comparisons)
+SECONDARIES = sum(not c.primary for o in OBSERVATIONS for c in o.comparisons)
+PRESET["REPS"] = str(pairs_for(max(PRIMARIES, SECONDARIES)))
 BY_ID = {o.id: o for o in OBSERVATIONS}
 IDS = tuple(BY_ID)
 
@@ -371,7 +391,8 @@ def comparison_words(c):
 
 def records(d):
     """The article's verdict records for the regimes under D (D/obsN/),
-    Holm-corrected over the comparisons with an interval."""
+    Holm-corrected within each family (primaries, the others) over the
+    comparisons with an interval."""
     specs = []
     for o in OBSERVATIONS:
         got = load_regime(os.path.join(d, o.id))
@@ -405,8 +426,12 @@ def records(d):
             if s["cmp"]["ci_low"] is not None and not s["cmp"]["note"] \
                     and not math.isinf(s["cmp"]["ci_high"]):
                 judged.append(s)
-    for s, p in zip(judged, paired.holm([s["cmp"]["p"] for s in judged])):
-        s["cmp"]["p_holm"] = p
+    # Holm over each family apart: the primaries (one per observation,
+    # its verdict) and the other comparisons.
+    for family in ([s for s in judged if s["c"].primary],
+                   [s for s in judged if not s["c"].primary]):
+        for s, p in zip(family, paired.holm([s["cmp"]["p"] for s in family])):
+            s["cmp"]["p_holm"] = p
     return [record_of(s) for s in specs]
 
 
@@ -425,6 +450,11 @@ def record_of(s):
                                                                    paired.MIN_PAIRS)
     n = len(s["pairs"])
     v = decide(ratio, lo, hi, c.direction, c.margin, p_holm, n, s["measured"], s["complete"])
+    if v == "inconclusive" and lo is not None and p_holm is not None and (
+            hi < 1.0 if c.direction == "lower" else lo > 1.0):
+        note = note or ("the interval excludes 1 in the article's direction, but the "
+                        "Holm-corrected p is %.3g: more pairs decide it (at %d pairs the "
+                        "exact test's smallest p is %.3g)" % (p_holm, n, 2.0 ** -n))
     if v == "inconclusive" and note.startswith("baseline 0 in every pair"):
         note = "reference 0 in every pair%s: the event did not occur in this regime" % (
             note[len("baseline 0 in every pair"):].replace("(difference", "(setting - reference"))
@@ -487,7 +517,7 @@ def summary(recs, metas):
             m.get("status", "?"), m.get("runs_planned", "?"), m.get("git_revision", "?"))
             if m else "not run")
         out += ["- **%s** (%s): %s. Knobs: %s." % (
-            o.id, state, o.why, ", ".join("%s=%s" % kv for kv in o.knobs.items()))]
+            o.id, state, o.why.rstrip("."), ", ".join("%s=%s" % kv for kv in o.knobs.items()))]
     return out + [""]
 
 

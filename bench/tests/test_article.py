@@ -146,11 +146,19 @@ def test_regime_preset_order():
     r = dict(knobs.resolve(env(ARTICLE="1", REGIME="obs1", BENCH_SEED="1")))
     assert (r["WEIGHTS"], r["REFILL"], r["REF"], r["RING"], r["POLL_TRACE"]) == (
         "8 64", "0 16", "refill=16 weight=64", "64", "2")
-    assert (r["REPS"], r["SECS"], r["CALIB"], r["HIST"]) == (
-        str(paired.MIN_PAIRS), "4", "0", "0")
+    assert (r["REPS"], r["SECS"], r["CALIB"], r["HIST"]) == ("8", "4", "0", "0")
     r = dict(knobs.resolve(env(ARTICLE="1", REGIME="obs1", BENCH_SEED="1", WEIGHTS="16 64",
-                               REPS="8")))
-    assert (r["WEIGHTS"], r["REPS"]) == ("16 64", "8")
+                               REPS="10")))
+    assert (r["WEIGHTS"], r["REPS"]) == ("16 64", "10")
+
+
+def test_article_pairs_can_pass_their_holm_correction():
+    """At the preset's pairs the smallest p of the exact test, Holm-corrected
+    over the larger family, is below alpha; one pair fewer it is not."""
+    n = int(article.PRESET["REPS"])
+    m = max(article.PRIMARIES, article.SECONDARIES)
+    assert m * 2.0 ** -n < paired.ALPHA <= m * 2.0 ** -(n - 1)
+    assert article.pairs_for(4) == 7 and article.pairs_for(1) == paired.MIN_PAIRS
     assert dict(knobs.resolve(env(BENCH_SEED="1")))["REF"] == ""
 
 
@@ -189,7 +197,9 @@ def test_the_default_fits_in_an_hour_and_make_help_says_so():
 def test_estimate_follows_the_knobs():
     n6, s6 = article.estimate("obs4", env())
     n12, s12 = article.estimate("obs4", env(REPS="12", SECS="8"))
-    assert n12 == 2 * n6 and s12 - article.BOOT_S == 2 * (s6 - article.BOOT_S) * (8 + 11) // 15
+    oh = article.RUN_OVERHEAD_S
+    n6, s6 = article.estimate("obs4", env(REPS="6"))
+    assert n12 == 2 * n6 and s12 - article.BOOT_S == 2 * (s6 - article.BOOT_S) * (8 + oh) // (4 + oh)
 
 
 # ---- the verdict ----
