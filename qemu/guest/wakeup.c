@@ -26,7 +26,7 @@
  *   wakeup_p99_ns
  *   wakeup_max_ns
  *   wakeup_mean_ns        rounded down
- *   wakeup_over_1ms N     wake-ups more than 1 ms late
+ *   wakeup_over_1ms N     wake-ups 1 ms late or more
  *   wakeup_missed N       periods skipped
  *   wakeup_period_us N    the period asked for
  *   wakeup_fifo 0|1       whether -f was given
@@ -197,7 +197,7 @@ int main(int argc, char **argv)
 		sum += late;
 		if (late > max)
 			max = late;
-		if (late > NSEC_PER_MSEC)
+		if (late >= NSEC_PER_MSEC)
 			over_1ms++;
 
 		/* Keep the absolute schedule; skip the periods gone by, and
