@@ -1320,9 +1320,10 @@ def host_limited_runs(rows):
     # counted at tap1, a router run's receiver no longer decides (bench/row.py)
     router = "" if tap_counted(rows) else ", a router run whose receiver on the host dropped"
     out = ["## Host-limited runs: never counted", "",
-           "%d run(s) measured the host, not the guest (bench/row.py: a share flood that left "
-           "the guest more than %d %% idle or its polls short of their quota%s): left out of "
-           "every figure and verdict." % (len(hl), row.IDLE_MAX, router), "",
+           "%d run(s) measured the host, not the guest (bench/row.py: a share or router flood "
+           "that left the guest more than %d %% idle, a share flood whose polls fell short of "
+           "their quota%s): left out of every figure and verdict." % (len(hl), row.IDLE_MAX,
+                                                                       router), "",
            "| profile | kernel | runs | first reason |", "|---|---|---|---|"]
     for key, runs in sorted(group(hl, ("profile", "kernel")).items()):
         out.append("| %s | %s | %d | %s |" % (key[0], key[1], len(runs),

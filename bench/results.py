@@ -85,6 +85,9 @@ SWEEPS = {
     "honest-new-share": ("31", "result"),
     "honest-old-share": ("32", "result"),
     "layout-aa-aligned-2": ("33", "result"),
+    "layout-aa-aligned-3": ("36", "result"),
+    "layout-aa-tcp15": ("37", "result"),
+    "layout-patched-vs-baseline-2": ("38", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 
