@@ -16,6 +16,15 @@
 #    and patches/overlay/<patch>: what a later patch changes in a file an
 #    earlier one added (a diff, applied in reverse to go back a step).
 #
+# drivers/ is one overlay for 6.1 and 6.12: where the trees' APIs differ, a
+# file holds both spellings under `#if LINUX_VERSION_CODE ...` tests (valid C
+# on either tree with <linux/version.h>), and the scripts that copy it into a
+# tree resolve them (qemu/overlay.py). So the development tree's new files
+# are those files, tests and all; they are copied here as they are, and the
+# deltas in patches/overlay/ are between such files. A development tree
+# whose files were stripped for one tree would write that tree's files into
+# drivers/: bench/tests/test_overlay.py then fails for the other tree.
+#
 # qemu/series.sh puts the three back together into the mailed series, in
 # which every file enters with the patch that adds it (and checks that this
 # gives the tree build-kernel.sh builds).

@@ -151,9 +151,14 @@ if [ "$(cat "$srcroot/.tree-stamp" 2>/dev/null)" != "$want_tree" ]; then
 fi
 
 if [ "$tree" = patched ] && [ -d "$top/drivers" ]; then
-	# -c: copy only files whose content differs, so untouched files keep their
-	# mtime and kbuild rebuilds only what changed.
-	rsync -rc "$top/drivers/" "$src/drivers/"
+	# The overlay as it lands in this tree: drivers/ serves 6.1 and 6.12,
+	# and qemu/overlay.py resolves its kernel-version tests for this one
+	# (no LINUX_VERSION_CODE reaches the tree), staged beside it. -c: copy
+	# only files whose content differs, so untouched files keep their mtime
+	# and kbuild rebuilds only what changed.
+	rm -rf "$srcroot/overlay"
+	/usr/bin/python3 "$top/qemu/overlay.py" tree 6.1 "$top/drivers" "$srcroot/overlay"
+	rsync -rc "$srcroot/overlay/" "$src/drivers/"
 fi
 
 # Objects built from another tree than this one (the tree was unpacked again

@@ -3,7 +3,9 @@
 #
 #  1. Puts patches/NNNN-*.patch and the drivers/ overlay back together
 #     (patches/overlay.map says which patch adds each overlay file,
-#     patches/overlay/<patch> what a later patch changes in it) into git
+#     patches/overlay/<patch> what a later patch changes in it; every step's
+#     files with their kernel-version tests resolved for the tree by
+#     qemu/overlay.py, so that none reaches a mailed patch) into git
 #     commits on the base files, signed off by whoever runs this (git config
 #     user.name and user.email; nothing stored in the repo), and writes
 #     build/series/NNNN-*.patch with `git format-patch` and
@@ -44,35 +46,17 @@ email=$(git -C "$top" config user.email || true)
 
 mapfile -t series < <(grep -v -e '^#' -e '^$' "$top/patches/series")
 n=${#series[@]}
-declare -A intro=()
-while read -r f p; do
-	[ -n "$f" ] || continue
-	[ -f "$top/$f" ] || die "patches/overlay.map names $f, which is not in drivers/"
-	printf '%s\n' "${series[@]}" | grep -qxF "$p" || die "patches/overlay.map: $f: $p is not in patches/series"
-	intro[$f]=$p
-done < "$top/patches/overlay.map"
-while read -r f; do
-	[ -n "${intro[$f]:-}" ] || die "$f is in drivers/ but not in patches/overlay.map (which patch adds it?)"
-done < <(cd "$top" && find drivers -type f | LC_ALL=C sort)
 
 rm -rf "$out"
-mkdir -p "$out/src" "$out/overlay" "$repo"
+mkdir -p "$out/src" "$repo"
 
-# The overlay at every step, newest first: step n is drivers/; step k-1 is
-# step k with patch k's changes to earlier files undone and its own removed.
-cp -a "$top/drivers" "$out/overlay/$n"
-for ((k = n; k > 1; k--)); do
-	p=${series[$((k - 1))]}
-	cp -a "$out/overlay/$k" "$out/overlay/$((k - 1))"
-	for f in "${!intro[@]}"; do
-		[ "${intro[$f]}" = "$p" ] && rm "$out/overlay/$((k - 1))/${f#drivers/}"
-	done
-	if [ -f "$top/patches/overlay/$p" ]; then
-		patch -s -d "$out/overlay/$((k - 1))" -p2 -R --batch --no-backup-if-mismatch \
-			< "$top/patches/overlay/$p" ||
-			die "patches/overlay/$p does not reverse-apply to drivers/: drivers/ was edited where a later patch changes it; edit the development tree and run patches/refresh.sh"
-	fi
-done
+# The overlay at every step (qemu/overlay.py steps): step n is drivers/;
+# step k-1 is step k with patch k's changes to earlier files undone
+# (patches/overlay/<patch>) and the files it adds (patches/overlay.map)
+# removed; every step then stripped for this tree, its kernel-version
+# tests resolved, as qemu/build-kernel.sh copies the overlay.
+/usr/bin/python3 "$top/qemu/overlay.py" steps 6.1 "$top/patches/series" "$out/overlay" ||
+	die "the overlay at each step could not be assembled (above)"
 
 log "unpacking $(basename "$tarball")"
 tar -C "$out/src" -xf "$tarball"
