@@ -4,8 +4,9 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := all
 
 # Passed through to the scripts (see qemu/lib/lab.sh): ACCEL=tcg|kvm, VCPUS,
-# MEM, FIFO (tap txqueuelen, the emulated NIC FIFO in frames).
-export ACCEL TCG_THREAD VCPUS MEM FIFO BOOT_TIMEOUT CHURN_SECS LAB_LOCK_WAIT NICS COST LAYOUT PAD
+# MEM, FIFO (tap txqueuelen, the emulated NIC FIFO in frames); LINUX=6.1|6.12,
+# the kernel tree (qemu/lib/tree.sh).
+export ACCEL TCG_THREAD VCPUS MEM FIFO BOOT_TIMEOUT CHURN_SECS LAB_LOCK_WAIT NICS COST LAYOUT PAD LINUX
 # Bench axes (bench/run.sh): make bench WEIGHTS="4 8 16" REFILL="0 16" ...
 export WEIGHTS WEIGHTS_ETH1 TARGET POLL_TRACE ROUTER_PDR REFILL ADAPTIVE DEFER RING LINK LINK_BURST BOOT_ORDER PROFILES REPS SECS CALIB PIN \
 	CALIB_PINS HIST SAT_REPS SAT_OFFER \
@@ -78,17 +79,21 @@ results:
 smoke: args-lab kernel initramfs
 	@qemu/smoke.sh
 
-## make deps: install missing Debian packages (quiet when all are present)
+## make deps: install missing Debian packages (quiet when all are present;
+## LINUX=6.12 adds linux-source-6.12)
 deps:
 	@qemu/deps.sh
 
 ## make kernel: patches/series + drivers/ on linux-source-6.1 -> build/kernel/
-## (LAYOUT=plain: tinyconfig's -Os, functions not page-aligned -> build/kernel-plain/)
+## (LAYOUT=plain: tinyconfig's -Os, functions not page-aligned -> build/kernel-plain/;
+## LINUX=6.12: patches/6.12/series + drivers/ on linux-source-6.12 -> build/kernel-6.12/,
+## and every target below that builds or boots a kernel uses that tree's)
 kernel: args-lab deps
 	@mkdir -p build; flock -n build/.build.lock true || echo "  KERNEL  waiting for another kernel build (build/.build.lock)"
 	@flock build/.build.lock qemu/build-kernel.sh patched
 
 ## make baseline: the same tree and config without our patches -> build/baseline/
+## (LINUX=6.12: build/baseline-6.12/)
 baseline: args-lab deps
 	@mkdir -p build; flock -n build/.build.lock true || echo "  KERNEL  waiting for another kernel build (build/.build.lock)"
 	@flock build/.build.lock qemu/build-kernel.sh baseline
@@ -98,8 +103,9 @@ baseline-pad: args-lab deps
 	@mkdir -p build; flock -n build/.build.lock true || echo "  KERNEL  waiting for another kernel build (build/.build.lock)"
 	@flock build/.build.lock qemu/build-kernel.sh baseline-pad
 
-## make initramfs: build/initramfs.img with the guest tools and qemu/guest/
-initramfs: deps
+## make initramfs: build/initramfs.img with the guest tools and qemu/guest/ (one image
+## for both trees: no kernel modules in it)
+initramfs: args-lab deps
 	@qemu/mkinitramfs.sh
 
 ## make boot: an interactive guest shell (Ctrl-A x leaves QEMU)
@@ -118,13 +124,14 @@ unit:
 	@/usr/bin/python3 -m pytest -q -p no:cacheprovider bench/tests
 
 ## make check: checkpatch --strict on patches/, W=1 and sparse on the touched files
-check: kernel
+check: args-lab kernel
 	@qemu/check.sh
 
 ## make series: the mailed series in build/series/ (cover letter, Signed-off-by from
 ## git config); every prefix built and checked; the full series = make kernel's tree
+## (LINUX=6.12: patches/6.12/ -> build/series-6.12/; make check LINUX=6.12 likewise)
 .PHONY: series
-series: deps kernel
+series: args-lab deps kernel
 	@qemu/series.sh
 
 clean:
@@ -144,7 +151,7 @@ args-soak:
 	@bench/args.sh soak
 
 ## make debug / make baseline-debug: the debug kernels -> build/debug/, build/baseline-debug/
-debug baseline-debug: deps
+debug baseline-debug: args-soak deps
 	@mkdir -p build; flock -n build/.build.lock true || echo "  KERNEL  waiting for another kernel build (build/.build.lock)"
 	@flock build/.build.lock qemu/build-kernel.sh $@
 

@@ -139,6 +139,10 @@ TABLE = (
     K("LAYOUT", "word", ("aligned", "plain"), "aligned",
       "the compared kernels' code layout: functions page-aligned at -O2, or tinyconfig's -Os",
       "lab", "changed"),
+    K("LINUX", "word", ("6.1", "6.12"), "6.1",
+      "the kernel tree built, booted and compared: Debian's linux-source-6.1 (patches/) or"
+      " linux-source-6.12 (patches/6.12/, build/kernel-6.12, ...); make soak and race: 6.1",
+      "lab", "changed"),
     K("PAD", "num", (16, 1048576), "",
       "the layout A/A: bytes of text linked first in the baseline's twin (make aa PAD=N)", "lab", "changed", "unset; make baseline-pad: 6144"),
     K("ACCEL", "word", ("tcg", "kvm"), "tcg", "QEMU's accelerator", "lab"),
@@ -325,6 +329,9 @@ def cross_errors(mode, env, bad):
         errs.append("usage: make report R=results/<stamp> (a directory the bench wrote)")
     if mode == "race" and not given(env, "WHAT"):
         errs.append("WHAT: say which race, WHAT=tp or WHAT=down")
+    if mode in ("soak", "race") and ok("LINUX") and value(env, "LINUX") != "6.1":
+        errs.append("LINUX: make %s builds its debug kernel from 6.1 only, not %s"
+                    % (mode, value(env, "LINUX")))
     if mode != "bench":
         return errs
     if given(env, "REFILL") and ok("REFILL", "RING"):

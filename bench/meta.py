@@ -12,7 +12,9 @@ results directory, the start, the status, the runs planned; M_RUN_PATCHED,
 M_RUN_BASELINE: the guests' run directories once booted; M_KDIR_PATCHED,
 M_KDIR_BASELINE: their kernels' build directories; M_UDP1470_RATE,
 M_RATE_SOURCE, M_SAT_MBPS: the udp1470 rate, where it came from and the
-baseline's saturation.
+baseline's saturation. "linux" is the tree the sweep ran on (LINUX: 6.1 or
+6.12), and each kernel's "source" what its build directory says it was
+built from (qemu/build-kernel.sh).
 
 schema_version (bench/schema.py) says which fields a reader may expect;
 "knobs" holds every knob of the bench as it ran (bench/knobs.py), and
@@ -58,6 +60,11 @@ def kernels(E, top):
         cfg = run("sha256sum", os.path.join(kdir, "config")).split()
         out[k] = {"release": read(os.path.join(run_dir, "version")) if run_dir else None,
                   "image": os.path.relpath(kdir, top),
+                  # the tree it was built from (qemu/build-kernel.sh's source
+                  # file: linux, tarball, patches, release); {} before issue 22
+                  "source": dict(line.split(" ", 1) for line in
+                                 (read(os.path.join(kdir, "source")) or "").splitlines()
+                                 if " " in line),
                   "layout": dict(line.split(" ", 1) for line in
                                  (read(os.path.join(kdir, "layout")) or "").splitlines()
                                  if " " in line),
@@ -97,6 +104,7 @@ def meta(E):
         "bench_seed": int(E["BENCH_SEED"]),
         "reps": v("REPS"), "min_reps": v("MIN_REPS"), "max_reps": v("MAX_REPS"),
         "git_revision": run("git", "-C", top, "rev-parse", "HEAD") + (" (dirty)" if dirty else ""),
+        "linux": v("LINUX"),
         "kernels": kernels(E, top),
         "layout": v("LAYOUT"), "pad": int(v("PAD") or 0),
         "layout_report": layout_report(E, top),

@@ -54,7 +54,7 @@ OUT=${OUT:-$top/results/$stamp}
 csv=$OUT/runs.csv
 
 die() { echo "bench: $*" >&2; exit 1; }
-# The kernel each slot boots (lab_kernel: LAYOUT's build): the patched one
+# The kernel each slot boots (lab_kernel: LINUX's tree in LAYOUT's build): the patched one
 # and the baseline; make aa: the baseline in both, or with PAD the baseline
 # built with PAD bytes of text linked first in the patched slot (the layout
 # A/A: the same code, another layout).
@@ -64,7 +64,7 @@ if [ "$AA" = 1 ]; then
 	[ -z "${PAD:-}" ] || KDIR[patched]=$(lab_kernel baseline-pad)
 fi
 for k in "${KDIR[patched]}/bzImage" "${KDIR[baseline]}/bzImage" "$top/build/initramfs.img"; do
-	[ -f "$k" ] || die "${k#"$top"/} missing (make kernel baseline initramfs$([ -z "$PAD" ] || echo " baseline-pad PAD=$PAD")$([ "$LAYOUT" = aligned ] || echo " LAYOUT=$LAYOUT"))"
+	[ -f "$k" ] || die "${k#"$top"/} missing (make kernel baseline initramfs$([ -z "$PAD" ] || echo " baseline-pad PAD=$PAD")$([ "$LAYOUT" = aligned ] || echo " LAYOUT=$LAYOUT")$([ "$LINUX" = 6.1 ] || echo " LINUX=$LINUX"))"
 done
 if [ -n "$PAD" ] && [ "$(sed -n 's/^pad //p' "${KDIR[patched]}/layout")" != "$PAD" ]; then
 	die "${KDIR[patched]#"$top"/} was built with another PAD than $PAD (make baseline-pad PAD=$PAD)"

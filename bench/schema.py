@@ -83,8 +83,10 @@ BUDGET_USECS_MIN = 2 * 1000000 // GUEST_HZ
 # router row's mbps is what reached the host side of tap1 (the guest's
 # forwarding, bench/row.py), no longer what its receiver got; the plan and
 # runs.csv have netdev_budget, netdev_budget_usecs and threaded, runs.csv
-# the wake_* columns (WAKEUP=1).
-SCHEMA_VERSION = 3
+# the wake_* columns (WAKEUP=1). 4: meta.json has "linux" (the kernel tree,
+# LINUX: 6.1 or 6.12) and each kernel's "source" (what its build directory
+# says it was built from: linux, tarball, patches, release).
+SCHEMA_VERSION = 4
 
 
 # verdicts.json (bench/verdicts.py): {"schema": VERDICTS_SCHEMA, "verdicts":

@@ -1,11 +1,23 @@
 #!/bin/bash
-# Build a kernel from the Debian linux-source-6.1 tarball.
+# Build a kernel from the Debian linux-source-6.1 tarball (LINUX=6.12: from
+# linux-source-6.12).
 #
 #   qemu/build-kernel.sh patched          -> build/kernel/{bzImage,config}
 #   qemu/build-kernel.sh baseline         -> build/baseline/{bzImage,config}
 #   qemu/build-kernel.sh baseline-pad     -> build/baseline-pad/... (PAD)
 #   qemu/build-kernel.sh debug            -> build/debug/{bzImage,config,modules}
 #   qemu/build-kernel.sh baseline-debug   -> build/baseline-debug/...
+#
+# The tree (qemu/lib/tree.sh): LINUX=6.1, the default, builds from
+# /usr/src/linux-source-6.1.tar.xz with patches/series into the paths
+# above; LINUX=6.12 from /usr/src/linux-source-6.12.tar.xz with
+# patches/6.12/series, plus qemu/kernel-6.12.config merged after the other
+# fragments, into paths of its own, so that neither tree's build touches
+# the other's: build/src/6.12/<tree>, build/obj/6.12/<variant>,
+# build/kernel-6.12, build/baseline-6.12, build/baseline-pad-6.12 (and
+# their -plain twins). The drivers/ overlay is one for both, its
+# kernel-version tests resolved for the tree (qemu/overlay.py). The debug
+# variants (make soak, make race) build 6.1 only.
 #
 # Layout (docs/bench.md, "Code layout"): under TCG a kernel's speed depends on
 # where its hot loops sit against 4 KiB guest pages, so the kernels the bench
@@ -39,7 +51,9 @@ set -euo pipefail
 
 variant=${1:?usage: build-kernel.sh patched|baseline|debug|baseline-debug}
 top=$(cd "$(dirname "$0")/.." && pwd)
-tarball=${KSRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
+. "$top/qemu/lib/tree.sh"
+lab_tree build-kernel.sh
+tarball=${KSRC_TAR:-$LAB_KSRC_TAR}
 # tree: which source tree (patched or baseline); a debug variant shares it.
 layout=${LAYOUT:-aligned}
 case $layout in aligned|plain) ;; *) echo "build-kernel.sh: LAYOUT: '$layout' is not one of: aligned plain" >&2; exit 2 ;; esac
@@ -56,37 +70,50 @@ debug) tree=patched out=$top/build/debug layout=natural ;;
 baseline-debug) tree=baseline out=$top/build/baseline-debug layout=natural ;;
 *) echo "build-kernel.sh: unknown variant '$variant'" >&2; exit 2 ;;
 esac
+case $variant in
+*debug)
+	[ "$LAB_LINUX" = 6.1 ] || {
+		echo "build-kernel.sh: LINUX: the debug kernels (make soak, make race) are built from 6.1 only, not $LAB_LINUX" >&2
+		exit 2
+	}
+	;;
+esac
 fragments=("$top/qemu/kernel.config")
 [ "$tree" = patched ] && fragments+=("$top/qemu/kernel-patched.config")
 [ "$layout" = aligned ] && fragments+=("$top/qemu/kernel-layout.config")
+[ -z "$LAB_FRAGMENT" ] || fragments+=("$LAB_FRAGMENT")
 case $variant in *debug) fragments+=("$top/qemu/kernel-debug.config") ;; esac
 kcflags=()
 [ "$layout" = aligned ] && kcflags=(KCFLAGS=-falign-functions=4096)
-srcroot=$top/build/src/$tree
+out=$out$LAB_KSFX
+srcroot=$top/build/src/$LAB_SUB$tree
 src=$srcroot/linux
-obj=$top/build/obj/$variant
+objs=$top/build/obj/$LAB_SUB
+obj=$objs$variant
 if [ "$layout" = plain ]; then
 	out=$out-plain obj=$obj-plain
 fi
 # Every object directory built from this tree: they go when it is unpacked.
 case $tree in
-patched) tree_objs=("$top"/build/obj/patched{,-plain} "$top/build/obj/debug") ;;
-baseline) tree_objs=("$top"/build/obj/baseline{,-plain} "$top"/build/obj/baseline-pad{,-plain}
-	"$top/build/obj/baseline-debug") ;;
+patched) tree_objs=("$objs"patched{,-plain} "${objs}debug") ;;
+baseline) tree_objs=("$objs"baseline{,-plain} "$objs"baseline-pad{,-plain}
+	"${objs}baseline-debug") ;;
 esac
 
 die() { echo "build-kernel.sh: $*" >&2; exit 1; }
 log() { echo "  KERNEL  [$variant] $*"; }
 
-[ -r "$tarball" ] || die "$tarball missing (make deps installs linux-source-6.1)"
+[ -r "$tarball" ] || die "$tarball missing (make deps installs $LAB_KSRC_PKG)"
 
+# The series' patches, by name, in LAB_PATCHES (patches/ or patches/6.12/).
+pdir=${LAB_PATCHES#"$top"/}
 series=()
 if [ "$tree" = patched ]; then
 	while read -r p _; do
 		case $p in ''|'#'*) continue ;; esac
-		[ -f "$top/patches/$p" ] || die "patches/series names $p, which does not exist"
+		[ -f "$LAB_PATCHES/$p" ] || die "$pdir/series names $p, which does not exist"
 		series+=("$p")
-	done < "$top/patches/series"
+	done < "$LAB_PATCHES/series"
 fi
 
 # Everything that decides the content of the unpacked tree.
@@ -98,7 +125,7 @@ tree_stamp() {
 	# A patch's diff, not its commit message (everything up to the first
 	# "---" line): rewording a commit must not unpack and rebuild the tree.
 	for p in "${series[@]}"; do
-		echo "patch $p $(sed '1,/^---$/d' "$top/patches/$p" | sha256sum)"
+		echo "patch $p $(sed '1,/^---$/d' "$LAB_PATCHES/$p" | sha256sum)"
 	done
 	if [ "$tree" = patched ]; then
 		(cd "$top" && find drivers -type f | LC_ALL=C sort)
@@ -116,7 +143,7 @@ if [ "$(cat "$srcroot/.tree-stamp" 2>/dev/null)" != "$want_tree" ]; then
 	for p in "${series[@]}"; do
 		log "applying $p"
 		if ! out_patch=$(patch -d "$src" -p1 --batch --forward \
-				--no-backup-if-mismatch < "$top/patches/$p" 2>&1); then
+				--no-backup-if-mismatch < "$LAB_PATCHES/$p" 2>&1); then
 			echo "$out_patch" >&2
 			find "$src" -name '*.rej' -exec sh -c \
 				'echo "--- reject: $1"; cat "$1"' _ {} \; >&2
@@ -151,9 +178,14 @@ if [ "$(cat "$srcroot/.tree-stamp" 2>/dev/null)" != "$want_tree" ]; then
 fi
 
 if [ "$tree" = patched ] && [ -d "$top/drivers" ]; then
-	# -c: copy only files whose content differs, so untouched files keep their
-	# mtime and kbuild rebuilds only what changed.
-	rsync -rc "$top/drivers/" "$src/drivers/"
+	# The overlay as it lands in this tree: drivers/ serves 6.1 and 6.12,
+	# and qemu/overlay.py resolves its kernel-version tests for this one
+	# (no LINUX_VERSION_CODE reaches the tree), staged beside it. -c: copy
+	# only files whose content differs, so untouched files keep their mtime
+	# and kbuild rebuilds only what changed.
+	rm -rf "$srcroot/overlay"
+	/usr/bin/python3 "$top/qemu/overlay.py" tree "$LAB_LINUX" "$top/drivers" "$srcroot/overlay"
+	rsync -rc "$srcroot/overlay/" "$src/drivers/"
 fi
 
 # Objects built from another tree than this one (the tree was unpacked again
@@ -164,7 +196,7 @@ fi
 pad_y=
 if [ "$variant" = baseline-pad ]; then
 	pad_y=y
-	base_obj=$top/build/obj/baseline
+	base_obj=${objs}baseline
 	[ "$layout" != plain ] || base_obj=$base_obj-plain
 	if [ ! -d "$obj" ] && [ "$(cat "$base_obj/.tree-stamp" 2>/dev/null)" = "$want_tree" ]; then
 		log "starting from a copy of ${base_obj#"$top"/}"
@@ -215,11 +247,15 @@ nm -S --defined-only "$obj/vmlinux" > "$out/symbols.tmp" && mv "$out/symbols.tmp
 # C files and drivers/): bench/layout.py leaves their places out of the
 # layout comparison, since they are the series' own doing.
 if [ "$tree" = patched ]; then
-	{ cat "${series[@]/#/$top/patches/}" /dev/null | sed -n 's|^+++ b/\(.*\)\.c\t*.*$|\1|p; s|^+++ b/\(.*\)\.c$|\1|p'
+	{ cat "${series[@]/#/$LAB_PATCHES/}" /dev/null | sed -n 's|^+++ b/\(.*\)\.c\t*.*$|\1|p; s|^+++ b/\(.*\)\.c$|\1|p'
 	  (cd "$top" && find drivers -name '*.c' | sed 's/\.c$//'); } | sort -u |
 	while read -r f; do
 		[ ! -f "$obj/$f.o" ] || nm --defined-only "$obj/$f.o" | awk '$2 ~ /^[tTW]$/ { print $3 }'
 	done | sort -u > "$out/series-functions"
 fi
 printf '%s\n' "layout $layout" "kcflags ${kcflags[*]}" "pad $([ "$pad_y" = y ] && echo "$pad" || echo 0)" > "$out/layout"
-log "ready: ${out#"$top"/}/bzImage ($(kmake -s kernelrelease))"
+# Which tree it was built from (bench/meta.py records it in meta.json).
+release=$(kmake -s kernelrelease)
+printf '%s\n' "linux $LAB_LINUX" "tarball $(basename "$tarball")" "patches $([ "$tree" = patched ] && echo "$pdir/series" || echo none)" \
+	"release $release" > "$out/source"
+log "ready: ${out#"$top"/}/bzImage ($release)"

@@ -1,14 +1,19 @@
 #!/bin/bash
 # make check: the series against the kernel's own standards.
-#  - scripts/checkpatch.pl --strict on every patch in patches/series;
+#  - scripts/checkpatch.pl --strict on every patch in patches/series, and
+#    on our own files in drivers/ as they landed in the tree;
 #  - every C file the series or the overlay touches, rebuilt with W=1 and
 #    sparse (C=2); a warning on a line we added or in a file we own fails.
 #    Warnings on untouched lines are upstream's and are only counted.
+# LINUX=6.12 (qemu/lib/tree.sh): patches/6.12/series and the 6.12 tree that
+# `make kernel LINUX=6.12` built.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-src=$top/build/src/patched/linux
-obj=$top/build/obj/patched
-[ -d "$src" ] && [ -f "$obj/.config" ] || { echo "check: run make kernel first" >&2; exit 1; }
+. "$top/qemu/lib/tree.sh"
+lab_tree check
+src=$top/build/src/${LAB_SUB}patched/linux
+obj=$top/build/obj/${LAB_SUB}patched
+[ -d "$src" ] && [ -f "$obj/.config" ] || { echo "check: run make kernel$([ "$LAB_LINUX" = 6.1 ] || echo " LINUX=$LAB_LINUX") first" >&2; exit 1; }
 fail=0
 
 while read -r p _; do
@@ -19,17 +24,18 @@ while read -r p _; do
 	# upstream's), FILE_PATH_CHANGES asks for MAINTAINERS lines that the
 	# directories already have (qemu/series.sh ignores the same two).
 	out=$(perl "$src/scripts/checkpatch.pl" --strict --no-tree --no-signoff -q \
-		--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES - < "$top/patches/$p" || true)
+		--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES - < "$LAB_PATCHES/$p" || true)
 	if [ -n "$out" ]; then
 		echo "checkpatch: $p"; echo "$out"; fail=1
 	else
 		echo "  CHECKPATCH $p: clean"
 	fi
-done < "$top/patches/series"
+done < "$LAB_PATCHES/series"
 
-# Our own files, whole.
+# Our own files, whole, as they landed in the tree (qemu/overlay.py: the
+# kernel-version tests of drivers/ resolved for it).
 for f in $(cd "$top" && find drivers -type f \( -name '*.c' -o -name '*.h' \) | sort); do
-	out=$(perl "$src/scripts/checkpatch.pl" --strict --no-tree -q -f "$top/$f" || true)
+	out=$(perl "$src/scripts/checkpatch.pl" --strict --no-tree -q -f "$src/$f" || true)
 	if [ -n "$out" ]; then
 		echo "checkpatch: $f"; echo "$out"; fail=1
 	else
@@ -43,8 +49,8 @@ added=$(while read -r p _; do
 	awk '/^\+\+\+ b\// { f = substr($2, 3); next }
 	     /^@@/ { split($3, a, ","); n = substr(a[1], 2); next }
 	     f && /^\+/ { print f, n; n++; next }
-	     f && (/^ / || /^$/) { n++ }' "$top/patches/$p"
-done < "$top/patches/series")
+	     f && (/^ / || /^$/) { n++ }' "$LAB_PATCHES/$p"
+done < "$LAB_PATCHES/series")
 owned=$(cd "$top" && find drivers -name '*.c' 2>/dev/null | sort)
 files=$( (awk '{print $1}' <<<"$added" | grep '\.c$' || true; echo "$owned") | sort -u | grep . || true)
 

@@ -11,6 +11,9 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# LINUX=6.12 (qemu/lib/tree.sh): that tree's source package too.
+. "$top/qemu/lib/tree.sh"
+lab_tree deps
 
 # Measured after a cold `make kernel baseline initramfs` here: build/ 4.9 GiB
 # (two unpacked 6.1 trees of 1.5 GiB, their objects of 0.2 GiB each, the
@@ -26,6 +29,7 @@ pkgs=(
 	qemu-system-x86 iperf3 tcpdump dracut-core ethtool iproute2 iputils-ping util-linux procps coreutils nftables
 	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest
 )
+[ "$LAB_KSRC_PKG" = linux-source-6.1 ] || pkgs+=("$LAB_KSRC_PKG")
 
 # --list: the packages, one a line (qemu/hosttests/deps simulates them).
 if [ "${1:-}" = --list ]; then
@@ -47,7 +51,7 @@ free_gb() {
 ccache_dir=${CCACHE_DIR:-$HOME/.cache/ccache}
 for d in "$top/build" "$ccache_dir"; do
 	gb=$(free_gb "$d")
-	if [ "$gb" -lt "$NEED_GB" ] && [ ! -f "$top/build/kernel/bzImage" ]; then
+	if [ "$gb" -lt "$NEED_GB" ] && [ ! -f "$top/build/kernel$LAB_KSFX/bzImage" ]; then
 		die "disk: $gb GiB free for $d, the lab needs $NEED_GB GiB (two kernel trees, objects, ccache)"
 	fi
 done

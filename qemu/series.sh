@@ -3,7 +3,9 @@
 #
 #  1. Puts patches/NNNN-*.patch and the drivers/ overlay back together
 #     (patches/overlay.map says which patch adds each overlay file,
-#     patches/overlay/<patch> what a later patch changes in it) into git
+#     patches/overlay/<patch> what a later patch changes in it; every step's
+#     files with their kernel-version tests resolved for the tree by
+#     qemu/overlay.py, so that none reaches a mailed patch) into git
 #     commits on the base files, signed off by whoever runs this (git config
 #     user.name and user.email; nothing stored in the repo), and writes
 #     build/series/NNNN-*.patch with `git format-patch` and
@@ -21,11 +23,20 @@
 #  3. Checks that the full mailed series gives the tree qemu/build-kernel.sh
 #     builds (patches/series, then drivers/ copied over): `diff -r`.
 #
+# LINUX=6.12 (qemu/lib/tree.sh): the same for patches/6.12/series on
+# linux-source-6.12, into build/series-6.12/, checked against the tree
+# `make kernel LINUX=6.12` builds (build/src/6.12/patched); its cover letter
+# is patches/6.12/cover-letter.txt, or, until that is written, the 6.1 one
+# (it says so).
+#
 # Ends with the time it took; exit status non-zero on any failure.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-tarball=${KSRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
-out=$top/build/series
+. "$top/qemu/lib/tree.sh"
+lab_tree series
+tarball=${KSRC_TAR:-$LAB_KSRC_TAR}
+out=$top/build/series$LAB_KSFX
+pdir=${LAB_PATCHES#"$top"/}
 src=$out/src/linux
 repo=$out/git
 prefix=${SERIES_PREFIX:-RFC PATCH net-next}
@@ -39,40 +50,27 @@ name=$(git -C "$top" config user.name || true)
 email=$(git -C "$top" config user.email || true)
 [ -n "$name" ] && [ -n "$email" ] ||
 	die "git config user.name and user.email must be set: the series is signed off by whoever runs make series (git config --global user.name 'Your Name'; git config --global user.email you@example.org)"
-[ -r "$tarball" ] || die "$tarball missing (make deps installs linux-source-6.1)"
-[ -f "$top/patches/cover-letter.txt" ] || die "patches/cover-letter.txt missing"
+[ -r "$tarball" ] || die "$tarball missing (make deps installs $LAB_KSRC_PKG)"
+letter=$LAB_PATCHES/cover-letter.txt
+if [ ! -f "$letter" ] && [ "$LAB_LINUX" != 6.1 ]; then
+	log "note: no $pdir/cover-letter.txt yet: patches/cover-letter.txt (the 6.1 series') stands in"
+	letter=$top/patches/cover-letter.txt
+fi
+[ -f "$letter" ] || die "${letter#"$top"/} missing"
 
-mapfile -t series < <(grep -v -e '^#' -e '^$' "$top/patches/series")
+mapfile -t series < <(grep -v -e '^#' -e '^$' "$LAB_PATCHES/series")
 n=${#series[@]}
-declare -A intro=()
-while read -r f p; do
-	[ -n "$f" ] || continue
-	[ -f "$top/$f" ] || die "patches/overlay.map names $f, which is not in drivers/"
-	printf '%s\n' "${series[@]}" | grep -qxF "$p" || die "patches/overlay.map: $f: $p is not in patches/series"
-	intro[$f]=$p
-done < "$top/patches/overlay.map"
-while read -r f; do
-	[ -n "${intro[$f]:-}" ] || die "$f is in drivers/ but not in patches/overlay.map (which patch adds it?)"
-done < <(cd "$top" && find drivers -type f | LC_ALL=C sort)
 
 rm -rf "$out"
-mkdir -p "$out/src" "$out/overlay" "$repo"
+mkdir -p "$out/src" "$repo"
 
-# The overlay at every step, newest first: step n is drivers/; step k-1 is
-# step k with patch k's changes to earlier files undone and its own removed.
-cp -a "$top/drivers" "$out/overlay/$n"
-for ((k = n; k > 1; k--)); do
-	p=${series[$((k - 1))]}
-	cp -a "$out/overlay/$k" "$out/overlay/$((k - 1))"
-	for f in "${!intro[@]}"; do
-		[ "${intro[$f]}" = "$p" ] && rm "$out/overlay/$((k - 1))/${f#drivers/}"
-	done
-	if [ -f "$top/patches/overlay/$p" ]; then
-		patch -s -d "$out/overlay/$((k - 1))" -p2 -R --batch --no-backup-if-mismatch \
-			< "$top/patches/overlay/$p" ||
-			die "patches/overlay/$p does not reverse-apply to drivers/: drivers/ was edited where a later patch changes it; edit the development tree and run patches/refresh.sh"
-	fi
-done
+# The overlay at every step (qemu/overlay.py steps): step n is drivers/;
+# step k-1 is step k with patch k's changes to earlier files undone
+# (patches/overlay/<patch>) and the files it adds (patches/overlay.map)
+# removed; every step then stripped for this tree, its kernel-version
+# tests resolved, as qemu/build-kernel.sh copies the overlay.
+/usr/bin/python3 "$top/qemu/overlay.py" steps "$LAB_LINUX" "$LAB_PATCHES/series" "$out/overlay" ||
+	die "the overlay at each step could not be assembled (above)"
 
 log "unpacking $(basename "$tarball")"
 tar -C "$out/src" -xf "$tarball"
@@ -80,20 +78,20 @@ mv "$out"/src/linux-source-* "$src"
 
 # The base versions of every file the series touches, in a small repository:
 # format-patch only needs those, and the patches it writes are the same.
-touched=$(cat "${series[@]/#/$top/patches/}" |
+touched=$(cat "${series[@]/#/$LAB_PATCHES/}" |
 	sed -n -e 's|^--- a/||p' -e 's|^+++ b/||p' | sort -u)
 git -C "$repo" init -q
 (cd "$src" && for f in $touched; do [ -f "$f" ] && echo "$f"; done) |
 	rsync -a --files-from=- "$src/" "$repo/"
 git -C "$repo" add -A
-git -C "$repo" -c user.name=base -c user.email=base@invalid commit -q -m "linux-source-6.1 (base)"
+git -C "$repo" -c user.name=base -c user.email=base@invalid commit -q -m "$LAB_KSRC_PKG (base)"
 git -C "$repo" tag base
 for ((k = 1; k <= n; k++)); do
 	p=${series[$((k - 1))]}
-	git -C "$repo" apply --index "$top/patches/$p" || die "patches/$p does not apply"
+	git -C "$repo" apply --index "$LAB_PATCHES/$p" || die "$pdir/$p does not apply"
 	cp -a "$out/overlay/$k/." "$repo/drivers/"
 	git -C "$repo" add -A
-	git mailinfo "$out/msg" /dev/null < "$top/patches/$p" > "$out/info"
+	git mailinfo "$out/msg" /dev/null < "$LAB_PATCHES/$p" > "$out/info"
 	{ sed -n 's/^Subject: //p' "$out/info"; echo; cat "$out/msg"; } > "$out/msg.full"
 	git -C "$repo" -c user.name="$name" -c user.email="$email" commit -q -s -F "$out/msg.full"
 done
@@ -101,8 +99,8 @@ rm -f "$out/msg" "$out/info" "$out/msg.full"
 git -C "$repo" -c user.name="$name" -c user.email="$email" format-patch -q \
 	--cover-letter --subject-prefix="$prefix" -o "$out" base..HEAD
 cover=$out/0000-cover-letter.patch
-subject=$(head -1 "$top/patches/cover-letter.txt")
-/usr/bin/python3 - "$cover" "$subject" "$top/patches/cover-letter.txt" <<'EOF'
+subject=$(head -1 "$letter")
+/usr/bin/python3 - "$cover" "$subject" "$letter" <<'EOF'
 import sys
 path, subject, blurb = sys.argv[1], sys.argv[2], sys.argv[3]
 body = open(blurb).read().split('\n', 1)[1].lstrip('\n').rstrip('\n')
@@ -130,6 +128,7 @@ mapfile -t mailed < <(cd "$out" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0
 [ ${#mailed[@]} -eq "$n" ] || die "format-patch wrote ${#mailed[@]} patches for $n"
 
 fragments=("$top/qemu/kernel.config" "$top/qemu/kernel-patched.config")
+[ -z "$LAB_FRAGMENT" ] || fragments+=("$LAB_FRAGMENT")
 modfrag=$out/e1000-module.config
 printf 'CONFIG_MODULES=y\nCONFIG_E1000=m\n' > "$modfrag"
 kmake() {
@@ -232,8 +231,8 @@ build_in "$out/obj/i386" build_i386 "[$n/$n] the whole series for i386" \
 	"the series does not build for i386"
 
 # The full mailed series against what qemu/build-kernel.sh builds.
-patched=$top/build/src/patched/linux
-[ -d "$patched" ] || die "no $patched: run make kernel"
+patched=$top/build/src/${LAB_SUB}patched/linux
+[ -d "$patched" ] || die "no $patched: run make kernel$([ "$LAB_LINUX" = 6.1 ] || echo " LINUX=$LAB_LINUX")"
 if d=$(flock "$top/build/.build.lock" diff -rq "$src" "$patched"); then
 	log "the mailed series gives the tree build-kernel.sh builds (diff -r: identical)"
 else

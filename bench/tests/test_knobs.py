@@ -111,6 +111,12 @@ BAD = [
     ("bench", {"SAT_REPS": "0"}, "bench: SAT_REPS=0 needs UDP1470_RATE (the udp1470 load is half "
      "the measured saturation)"),
     ("lab", {"PAD": "4097"}, "lab: PAD: 4097 is not a multiple of 16"),
+    ("lab", {"LINUX": "6.2"}, "lab: LINUX: '6.2' is not one of: 6.1 6.12"),
+    ("bench", {"LINUX": "6.1 6.12"}, "bench: LINUX: one value, not '6.1 6.12'"),
+    ("soak", {"LINUX": "6.12"}, "soak: LINUX: make soak builds its debug kernel from 6.1 only, "
+     "not 6.12"),
+    ("race", {"WHAT": "tp", "LINUX": "6.12"}, "race: LINUX: make race builds its debug kernel "
+     "from 6.1 only, not 6.12"),
     ("report", {}, "report: usage: make report R=results/<stamp> (a directory the bench wrote)"),
     ("report", {"R": "/etc"}, "report: R: /etc is not a results directory (no runs.csv and meta.json)"),
     ("report", {"R": "nonexistent"}, "report: R: nonexistent is not a directory"),
@@ -242,6 +248,23 @@ def test_lab_defaults_are_lab_sh_s():
                  "LAB_LOCK_WAIT", "LAYOUT"):
         found = set(re.findall(r"\$\{%s:-([^}]*)\}" % name, lab))
         assert found == {knobs.KNOBS[name].default}, (name, found)
+
+
+def test_tree_sh_knows_the_knob_s_trees():
+    """qemu/lib/tree.sh, which every script that builds or finds a kernel
+    sources, has LINUX's default and values; a script run by hand refuses
+    a bad one with the same line as make's check."""
+    with open(os.path.join(TOP, "qemu", "lib", "tree.sh")) as f:
+        tree = f.read()
+    k = knobs.KNOBS["LINUX"]
+    assert set(re.findall(r"\$\{LINUX:-([^}]*)\}", tree)) == {k.default}
+    assert re.search(r'^LAB_TREES="%s"$' % " ".join(k.allowed), tree, re.M)
+    p = subprocess.run(["bash", "-c", '. qemu/lib/tree.sh; lab_tree lab; echo "$LAB_KSRC_TAR $LAB_KSFX"'],
+                       env=dict(os.environ, LINUX="6.12"), capture_output=True, text=True, cwd=TOP)
+    assert (p.returncode, p.stdout) == (0, "/usr/src/linux-source-6.12.tar.xz -6.12\n"), p.stderr
+    p = subprocess.run(["bash", "-c", ". qemu/lib/tree.sh; lab_tree lab; echo reached"],
+                       env=dict(os.environ, LINUX="6.2"), capture_output=True, text=True, cwd=TOP)
+    assert (p.returncode, p.stdout, p.stderr) == (2, "", checked("lab", env(LINUX="6.2"))[0] + "\n")
 
 
 def test_docs_table_is_generated():

@@ -40,6 +40,24 @@ def test_schema_version_and_knobs(tmp_path, monkeypatch):
     json.dumps(m)
 
 
+def test_the_tree_is_recorded(tmp_path, monkeypatch):
+    """meta.json says which tree the sweep ran on (LINUX) and what each
+    kernel's build directory says it was built from (build-kernel.sh's
+    source file; {} for a kernel built before it wrote one)."""
+    (tmp_path / "k1").mkdir()
+    (tmp_path / "k1" / "source").write_text(
+        "linux 6.12\ntarball linux-source-6.12.tar.xz\npatches patches/6.12/series\n"
+        "release 6.12.118\n")
+    m = written(tmp_path, monkeypatch, LINUX="6.12")
+    assert m["linux"] == "6.12" and m["parameters"]["LINUX"] == "6.12"
+    assert m["kernels"]["patched"]["source"] == {
+        "linux": "6.12", "tarball": "linux-source-6.12.tar.xz",
+        "patches": "patches/6.12/series", "release": "6.12.118"}
+    assert m["kernels"]["baseline"]["source"] == {}
+    m = written(tmp_path, monkeypatch)
+    assert m["linux"] == "6.1" and "LINUX" not in m["parameters"]
+
+
 def test_every_recorded_key_is_still_written(tmp_path, monkeypatch):
     m = written(tmp_path, monkeypatch)
     latest = max(glob.glob(os.path.join(TOP, "docs", "results", "*", "meta.json")),

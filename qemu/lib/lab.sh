@@ -16,7 +16,8 @@
 # refuses at once; S: it waits up to S seconds for the running one), NICS (1;
 # 2: a second e1000, eth1, on tap1 in a netns of its own, 198.18.2.0/24),
 # TCG_THREAD=multi|single (multi: one host thread per vCPU; single: QEMU
-# runs all vCPUs in one thread, taking turns).
+# runs all vCPUs in one thread, taking turns), LINUX=6.1|6.12 (6.1: which
+# tree's kernels lab_kernel finds; qemu/lib/tree.sh).
 #
 # What a run starts, and only that, goes when it ends (EXIT, or INT, TERM or
 # HUP at any point): its QEMU (whose own pid the harness holds), every process
@@ -25,6 +26,10 @@
 # one run at a time holds the machine-wide lock $LAB_LOCK.
 
 LAB_TOP=${LAB_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# The tree (LINUX, 6.1 by default): a bad value stops the script here.
+# shellcheck source-path=SCRIPTDIR source=tree.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tree.sh"
+lab_tree lab
 LAB_HOST_IP=198.18.0.1
 LAB_GUEST_IP=198.18.0.2
 LAB_HOST_IP1=198.18.2.1		# NICS=2: the second NIC's network
@@ -45,9 +50,11 @@ LAB_SIGNAL=
 LAB_NS_RE='^napilab-[a-z0-9]+(-[a-z0-9]+)?-([0-9]+)$'
 
 # lab_kernel patched|baseline|baseline-pad: the directory of that bench
-# kernel (bzImage, config, symbols, layout) in the layout LAYOUT selects:
-# build/kernel, build/baseline, build/baseline-pad, or their -plain twins
-# (LAYOUT=plain; qemu/build-kernel.sh and docs/bench.md, "Code layout").
+# kernel (bzImage, config, symbols, layout, source) of the tree LINUX
+# selects, in the layout LAYOUT selects: build/kernel, build/baseline,
+# build/baseline-pad (6.1), build/kernel-6.12, ... (LINUX=6.12), or their
+# -plain twins (LAYOUT=plain; qemu/build-kernel.sh and docs/bench.md,
+# "Code layout").
 lab_kernel() {
 	local d
 	case $1 in
@@ -55,6 +62,7 @@ lab_kernel() {
 	baseline | baseline-pad) d=$1 ;;
 	*) echo "lab: lab_kernel: no bench kernel '$1'" >&2; return 2 ;;
 	esac
+	d=$d$LAB_KSFX
 	[ "${LAYOUT:-aligned}" = aligned ] || d=$d-plain
 	echo "$LAB_TOP/build/$d"
 }

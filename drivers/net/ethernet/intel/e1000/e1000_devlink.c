@@ -12,6 +12,10 @@
  * from the next poll; any value that passed validation is safe there.
  */
 #include <linux/rtnetlink.h>
+#include <linux/version.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0) /* 6.3: devl_param_value_changed(), under the instance lock */
+#include <linux/workqueue.h>
+#endif
 #include <net/devlink.h>
 
 #include "e1000.h"
@@ -24,9 +28,30 @@ enum e1000_devlink_param_id {
 	E1000_DEVLINK_PARAM_ID_QUOTA_MIN,
 };
 
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+/**
+ * struct e1000_devlink_priv - the devlink instance's private data
+ * @adapter: board private structure
+ * @notify_work: tells devlink listeners of a batch that ethtool -G clamped
+ */
+struct e1000_devlink_priv {
+	struct e1000_adapter *adapter;
+	struct work_struct notify_work;
+};
+
+static struct e1000_devlink_priv *e1000_devlink_priv(struct devlink *devlink)
+{
+	return devlink_priv(devlink);
+}
+
+#endif
 static struct e1000_adapter *e1000_devlink_adapter(struct devlink *devlink)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	return e1000_devlink_priv(devlink)->adapter;
+#else
 	return *(struct e1000_adapter **)devlink_priv(devlink);
+#endif
 }
 
 /* The u32 parameters live in the adapter; this maps an id to its field. */
@@ -75,7 +100,12 @@ static int e1000_rx_refill_batch_store(struct e1000_adapter *adapter,
 }
 
 static int e1000_devlink_u32_set(struct devlink *devlink, u32 id,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0) /* 6.10: set() takes an extack */
+				 struct devlink_param_gset_ctx *ctx,
+				 struct netlink_ext_ack *extack)
+#else
 				 struct devlink_param_gset_ctx *ctx)
+#endif
 {
 	struct e1000_adapter *adapter = e1000_devlink_adapter(devlink);
 	u32 *field = e1000_devlink_u32(adapter, id);
@@ -125,7 +155,12 @@ static int e1000_adaptive_quota_get(struct devlink *devlink, u32 id,
 }
 
 static int e1000_adaptive_quota_set(struct devlink *devlink, u32 id,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+				    struct devlink_param_gset_ctx *ctx,
+				    struct netlink_ext_ack *extack)
+#else
 				    struct devlink_param_gset_ctx *ctx)
+#endif
 {
 	WRITE_ONCE(e1000_devlink_adapter(devlink)->adaptive_quota,
 		   ctx->val.vbool);
@@ -153,20 +188,53 @@ static const struct devlink_param e1000_devlink_params[] = {
 static const struct devlink_ops e1000_devlink_ops = {
 };
 
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+/* ethtool -G clamped rx_refill_batch, under rtnl_lock. The notification
+ * takes the instance lock (6.3 on), which ranks above rtnl_lock: devlink
+ * holds it while it sets a parameter, and setting rx_refill_batch takes
+ * rtnl_lock (e1000_rx_refill_batch_store()). So it is sent from here,
+ * without rtnl_lock.
+ */
+static void e1000_devlink_notify_work(struct work_struct *work)
+{
+	struct e1000_devlink_priv *priv =
+		container_of(work, struct e1000_devlink_priv, notify_work);
+	struct devlink *devlink = priv_to_devlink(priv);
+
+	devl_lock(devlink);
+	devl_param_value_changed(devlink,
+				 E1000_DEVLINK_PARAM_ID_RX_REFILL_BATCH);
+	devl_unlock(devlink);
+}
+
+#endif
 /**
  * e1000_devlink_register - register the devlink instance and its parameters
  * @adapter: board private structure, with its RX ring size known
  */
 int e1000_devlink_register(struct e1000_adapter *adapter)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	struct e1000_devlink_priv *priv;
+#endif
 	struct devlink *devlink;
 	int err;
 
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	devlink = devlink_alloc(&e1000_devlink_ops, sizeof(*priv),
+#else
 	devlink = devlink_alloc(&e1000_devlink_ops, sizeof(adapter),
+#endif
 				&adapter->pdev->dev);
 	if (!devlink)
 		return -ENOMEM;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	priv = e1000_devlink_priv(devlink);
+	priv->adapter = adapter;
+	INIT_WORK(&priv->notify_work, e1000_devlink_notify_work);
+#else
 	*(struct e1000_adapter **)devlink_priv(devlink) = adapter;
+#endif
 
 	err = devlink_params_register(devlink, e1000_devlink_params,
 				      ARRAY_SIZE(e1000_devlink_params));
@@ -185,6 +253,9 @@ void e1000_devlink_unregister(struct e1000_adapter *adapter)
 
 	if (!devlink)
 		return;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	cancel_work_sync(&e1000_devlink_priv(devlink)->notify_work);
+#endif
 	devlink_unregister(devlink);
 	devlink_params_unregister(devlink, e1000_devlink_params,
 				  ARRAY_SIZE(e1000_devlink_params));
@@ -192,10 +263,20 @@ void e1000_devlink_unregister(struct e1000_adapter *adapter)
 	adapter->devlink = NULL;
 }
 
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+/* The driver changed rx_refill_batch itself (ethtool -G clamped it, under
+ * rtnl_lock): the notification follows from a work item.
+ */
+#else
 /* The driver changed rx_refill_batch itself (ethtool -G clamped it). */
+#endif
 void e1000_devlink_rx_refill_batch_changed(struct e1000_adapter *adapter)
 {
 	if (adapter->devlink)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+		schedule_work(&e1000_devlink_priv(adapter->devlink)->notify_work);
+#else
 		devlink_param_value_changed(adapter->devlink,
 					    E1000_DEVLINK_PARAM_ID_RX_REFILL_BATCH);
+#endif
 }

@@ -8,6 +8,7 @@
 
 #include <linux/netdevice.h>
 #include <linux/tracepoint.h>
+#include <linux/version.h>
 
 /**
  * e1000_napi_poll - one NAPI poll of an e1000
@@ -29,7 +30,11 @@ TRACE_EVENT(e1000_napi_poll,
 		     unsigned int hw_min, u64 ns, unsigned int ns_per_pkt),
 	    TP_ARGS(netdev, budget, quota, work, refills, hw_owned, hw_min, ns,
 		    ns_per_pkt),
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0) /* 6.10: __assign_str() takes one argument */
+	    TP_STRUCT__entry(__array(char, dev, IFNAMSIZ)
+#else
 	    TP_STRUCT__entry(__string(dev, netdev->name)
+#endif
 			     __field(int, budget)
 			     __field(int, quota)
 			     __field(int, work)
@@ -38,7 +43,11 @@ TRACE_EVENT(e1000_napi_poll,
 			     __field(unsigned int, hw_min)
 			     __field(u64, ns)
 			     __field(unsigned int, ns_per_pkt)),
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+	    TP_fast_assign(strscpy(__entry->dev, netdev->name, IFNAMSIZ);
+#else
 	    TP_fast_assign(__assign_str(dev, netdev->name);
+#endif
 			   __entry->budget = budget;
 			   __entry->quota = quota;
 			   __entry->work = work;
@@ -48,7 +57,11 @@ TRACE_EVENT(e1000_napi_poll,
 			   __entry->ns = ns;
 			   __entry->ns_per_pkt = ns_per_pkt;),
 	    TP_printk("dev=%s budget=%d quota=%d work=%d refills=%u hw_owned=%u hw_min=%u ns=%llu ns_per_pkt=%u",
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+		      __entry->dev, __entry->budget, __entry->quota,
+#else
 		      __get_str(dev), __entry->budget, __entry->quota,
+#endif
 		      __entry->work, __entry->refills, __entry->hw_owned,
 		      __entry->hw_min, __entry->ns, __entry->ns_per_pkt)
 );
