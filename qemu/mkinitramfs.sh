@@ -31,7 +31,7 @@ tools=(
 [ -z "$variant" ] || tools+=(modprobe rmmod insmod lsmod)
 
 # The guest's C programs (qemu/guest/*.c named here), static, in /lab.
-cprogs=(labutil wakeup)
+cprogs=(labutil wakeup napiget)
 mkdir -p "$stage"
 for c in "${cprogs[@]}"; do
 	gcc -static -O2 -Wall -Wextra -Werror -o "$stage/$c.new" "$top/qemu/guest/$c.c"

@@ -122,6 +122,13 @@ guest_ktap kunit 30 /lab/tests/kunit e1000_policy e1000_quota
 PHASE=sysfs_weight
 guest_ktap sysfs_weight 60 /lab/tests/sysfs-weight eth0
 
+# netdev netlink's napi-get reports each instance's weight (6.12's patch 11;
+# 6.1 has no netdev family, so the 6.1 suite has no such case).
+if [ "$LAB_LINUX" = 6.12 ]; then
+	PHASE=napi_get
+	guest_ktap napi_get 120 /lab/tests/napi-get eth0 eth1
+fi
+
 # The wake-up probe's floor (issue 21, observation 2): idle, before traffic.
 PHASE=wakeup_idle
 guest_ktap wakeup_idle 30 /lab/tests/wakeup-idle 3
