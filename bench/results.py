@@ -16,6 +16,7 @@ code-layout artefact, issue 18); kernel-against-kernel ratios of images of
 the natural layout (every sweep before 27) are marked as not credited to
 code. --check: exit 1 when OUT is not what would be written.
 """
+import json
 import os
 import sys
 
@@ -88,6 +89,8 @@ SWEEPS = {
     "layout-aa-aligned-3": ("36", "result"),
     "layout-aa-tcp15": ("37", "result"),
     "layout-patched-vs-baseline-2": ("38", "result"),
+    "paired-make-6.12": ("39", "result"),
+    "paired-make-6.1-beside-6.12": ("40", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 
@@ -148,9 +151,21 @@ def interval_words(r):
     return "%.3fx (no interval: %d %s)" % (r["ratio"], r["n"], unit if r["n"] != 1 else unit[:-1])
 
 
+def tree(name):
+    """The kernel tree a sweep measured, from its meta.json ("6.1" for the
+    sweeps recorded before LINUX existed)."""
+    try:
+        with open(os.path.join(RESULTS, name, "meta.json")) as f:
+            return json.load(f).get("linux") or "6.1"
+    except OSError:
+        return "6.1"
+
+
 def link(name):
     num = SWEEPS[name][0]
-    return "[%s](results/%s/)%s" % (name, name, "" if num == "-" else " (%s)" % num)
+    t = tree(name)
+    return "[%s](results/%s/)%s%s" % (name, name, "" if num == "-" else " (%s)" % num,
+                                      "" if t == "6.1" else ", linux-%s" % t)
 
 
 def line(name, r, what=None, mark=""):

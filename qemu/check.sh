@@ -57,7 +57,12 @@ files=$( (awk '{print $1}' <<<"$added" | grep '\.c$' || true; echo "$owned") | s
 for f in $files; do
 	o=${f%.c}.o
 	rm -f "$obj/$o"
-	log=$(make -s -C "$src" O="$obj" ARCH=x86_64 CC=gcc W=1 C=2 "$o" 2>&1 || echo "BUILD FAILED")
+	# CC and HOSTCC as qemu/build-kernel.sh gives them: another compiler
+	# string makes kbuild re-run syncconfig, and the next make kernel
+	# rebuilds the whole tree instead of these objects. (ccache replays a
+	# cached object's warnings.)
+	log=$(make -s -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+		W=1 C=2 "$o" 2>&1 || echo "BUILD FAILED")
 	total=$(grep -cE '(warning|error):' <<<"$log" || true)
 	ours=$( (grep -E "(^|/)$f:[0-9]+" <<<"$log" || true) | while IFS=: read -r wf line _; do
 		wf=${wf#"$src"/}; wf=${wf#../}

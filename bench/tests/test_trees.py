@@ -1,0 +1,93 @@
+"""bench/trees.py: the same sweep on two trees, unpaired."""
+import csv
+import json
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import trees  # noqa: E402
+
+FIELDS = ["status", "role", "kernel", "profile", "offered_mbps", "mbps", "irqs",
+          "rx_packets", "napi_work", "napi_polls", "napi_quota_full", "fifo_drops"]
+
+
+def sweep(path, linux, mbps, status="complete", n=8, offered=""):
+    os.makedirs(path)
+    with open(os.path.join(path, "meta.json"), "w") as f:
+        json.dump({"linux": linux, "status": status, "git_revision": "x"}, f)
+    with open(os.path.join(path, "verdicts.json"), "w") as f:
+        json.dump({"verdicts": [{"question": "TCP 1 stream (Mbit/s)", "ratio": 1.01,
+                                 "ci_low": 0.9, "ci_high": 1.1, "verdict": "not_met", "n": n}]}, f)
+    with open(os.path.join(path, "runs.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, FIELDS)
+        w.writeheader()
+        for k in range(n):
+            for kernel in ("baseline", "patched"):
+                w.writerow({"status": "ok", "role": "sweep", "kernel": kernel, "profile": "tcp",
+                            "offered_mbps": offered, "mbps": mbps[k], "irqs": 100,
+                            "rx_packets": 10000, "napi_work": 10000, "napi_polls": 500,
+                            "napi_quota_full": 0, "fifo_drops": 0})
+        w.writerow({"status": "failed", "role": "sweep", "kernel": "baseline",
+                    "profile": "tcp", "mbps": 1})
+    return path
+
+
+def rows(text, kernel, metric):
+    return [line for line in text if line.startswith("| %s | %s |" % (kernel, metric))]
+
+
+def test_moses_covers_the_shift_and_one_for_the_same_sample():
+    rng = random.Random(3)
+    a = [300 * rng.uniform(0.8, 1.2) for _ in range(8)]
+    r, lo, hi = trees.moses(a, [2 * x for x in a])
+    assert abs(r - 2) < 1e-9 and lo < 2 < hi
+    r, lo, hi = trees.moses(a, list(a))
+    assert lo < 1 < hi and abs(r - 1) < 1e-9
+
+
+def test_moses_needs_six_positive_values_a_side():
+    assert trees.moses([1.0] * 5, [1.0] * 8) is None
+    assert trees.moses([1.0] * 8 + [0.0], [1.0] * 8) is None
+
+
+def test_a_doubled_rate_differs_and_an_equal_one_does_not(tmp_path):
+    rng = random.Random(1)
+    base = [300 * rng.uniform(0.85, 1.15) for _ in range(8)]
+    a = sweep(str(tmp_path / "a"), "6.1", base)
+    b = sweep(str(tmp_path / "b"), "6.12", [2 * x for x in base])
+    c = sweep(str(tmp_path / "c"), "6.12", list(reversed(base)))
+    ab = trees.compare(a, b)
+    assert rows(ab, "baseline", "Mbit/s")[0].endswith("| differs |")
+    assert "2.00x" in rows(ab, "baseline", "Mbit/s")[0]
+    ac = trees.compare(a, c)
+    assert rows(ac, "patched", "Mbit/s")[0].endswith("| no difference seen |")
+    # zero counts: a ratio of medians is undefined, no interval
+    assert rows(ac, "baseline", "FIFO drops")[0].endswith("| no interval |")
+    # the failed run is left out: 8, not 9, baseline runs
+    assert "(n=8)" in rows(ac, "baseline", "Mbit/s")[0]
+    # the patched kernel's own counters, only for it
+    assert rows(ac, "patched", "packets/poll") and not rows(ac, "baseline", "packets/poll")
+    assert any("6.1 | 6.12" in line for line in ac)
+    assert any(line.startswith("| TCP 1 stream (Mbit/s) | 1.010x [0.900-1.100] not_met") for line in ac)
+
+
+def test_an_incomplete_sweep_gets_no_interval(tmp_path):
+    base = [300.0 + k for k in range(8)]
+    a = sweep(str(tmp_path / "a"), "6.1", base)
+    b = sweep(str(tmp_path / "b"), "6.12", [2 * x for x in base], status="interrupted")
+    out = trees.compare(a, b)
+    assert any("not complete" in line for line in out)
+    assert rows(out, "baseline", "Mbit/s")[0].endswith("| no interval |")
+
+
+def test_different_offered_loads_are_said(tmp_path):
+    base = [60.0 + k for k in range(8)]
+    a = sweep(str(tmp_path / "a"), "6.1", base, offered="70")
+    b = sweep(str(tmp_path / "b"), "6.12", base, offered="62")
+    assert any(line.startswith("Offered load differs (6.1: 70, 6.12: 62") for line in trees.compare(a, b))
+
+
+def test_refuses_a_directory_without_runs(tmp_path, capsys):
+    assert trees.main([str(tmp_path), str(tmp_path)]) == 2
+    assert "no runs.csv" in capsys.readouterr().err

@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+"""The same sweep on two kernel trees, side by side (issue 22).
+
+    /usr/bin/python3 bench/trees.py R_A R_B [--out FILE]
+
+R_A and R_B are results directories of the same plain `make` (or `make
+bench`) run with LINUX=6.1 and LINUX=6.12 (their meta.json says which).
+For each kernel (baseline, patched) and profile, each metric's median
+[min-max] over the ok sweep runs of either tree, the ratio B / A of the
+medians and a 95 % interval for it: Hodges-Lehmann over all cross-tree
+pairs of log values, with the Moses (Mann-Whitney) interval. That is an
+unpaired comparison of two sweeps run one after the other: the time
+between them, the code and the layout of the images all differ at once,
+so "differs" says the trees' images behave differently on this host at
+that hour, not why. Within each tree the sweep's own paired verdicts
+(patched / baseline) are copied from verdicts.json, so that "do the
+patches behave the same on both trees" compares like with like.
+
+Needs at least MIN_N runs per tree and cell for an interval; a cell with
+fewer, or a sweep that did not complete, gets none.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import statistics
+import sys
+
+MIN_N = 6
+Z95 = 1.959963984540054
+
+# (key, label, function of a row -> value or None, kernels it applies to)
+def _per_1000(num, den):
+    def f(r):
+        n, d = _num(r.get(num)), _num(r.get(den))
+        return None if n is None or not d else 1000.0 * n / d
+    return f
+
+
+def _ratio(num, den):
+    def f(r):
+        n, d = _num(r.get(num)), _num(r.get(den))
+        return None if n is None or not d else n / d
+    return f
+
+
+def _col(name):
+    return lambda r: _num(r.get(name))
+
+
+def _num(s):
+    try:
+        v = float(s)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+METRICS = (
+    ("mbps", "Mbit/s", _col("mbps"), ("baseline", "patched")),
+    ("fifo_drops", "FIFO drops", _col("fifo_drops"), ("baseline", "patched")),
+    ("irq_per_1000", "irq/1000 pkt", _per_1000("irqs", "rx_packets"), ("baseline", "patched")),
+    ("cpu_us_per_pkt", "CPU us/pkt", _col("cpu_us_per_pkt"), ("baseline", "patched")),
+    ("rtt_p99_ms", "RTT p99 ms", _col("rtt_p99_ms"), ("baseline", "patched")),
+    ("time_squeeze", "time_squeeze", _col("time_squeeze"), ("baseline", "patched")),
+    ("work_per_poll", "packets/poll", _ratio("napi_work", "napi_polls"), ("patched",)),
+    ("quota_full_per_1000", "full polls/1000", _per_1000("napi_quota_full", "napi_polls"), ("patched",)),
+    ("ring_exhausted", "ring exhausted", _col("ring_exhausted"), ("patched",)),
+)
+
+
+def moses(a, b, alpha_z=Z95):
+    """Ratio median(b)/median(a) as Hodges-Lehmann of log(b_j) - log(a_i)
+    over all pairs, with its Moses interval; None when a value is <= 0 or
+    a side has fewer than MIN_N values. Returns (ratio, low, high)."""
+    if len(a) < MIN_N or len(b) < MIN_N or min(a + b) <= 0:
+        return None
+    d = sorted(math.log(y) - math.log(x) for x in a for y in b)
+    m, n = len(a), len(b)
+    k = int(math.floor(m * n / 2.0 - alpha_z * math.sqrt(m * n * (m + n + 1) / 12.0)))
+    if k < 1:
+        return None
+    return (math.exp(statistics.median(d)), math.exp(d[k - 1]), math.exp(d[m * n - k]))
+
+
+def load(rdir):
+    with open(os.path.join(rdir, "meta.json")) as f:
+        meta = json.load(f)
+    with open(os.path.join(rdir, "runs.csv"), newline="") as f:
+        rows = [r for r in csv.DictReader(f)]
+    return meta, rows
+
+
+def cell(rows, kernel, profile, fn):
+    return [v for v in (fn(r) for r in rows
+                        if r["status"] == "ok" and r["role"] == "sweep"
+                        and r["kernel"] == kernel and r["profile"] == profile)
+            if v is not None]
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if abs(v) >= 100:
+        return "%.0f" % v
+    if abs(v) >= 10:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+def summary(vals):
+    if not vals:
+        return "-"
+    return "%s [%s-%s] (n=%d)" % (fmt(statistics.median(vals)), fmt(min(vals)), fmt(max(vals)), len(vals))
+
+
+def compare(a_dir, b_dir):
+    """The report, as markdown lines."""
+    (ma, ra), (mb, rb) = load(a_dir), load(b_dir)
+    ta, tb = ma.get("linux") or "A", mb.get("linux") or "B"
+    if ta == tb:
+        ta, tb = ta + " (A)", tb + " (B)"
+    out = ["# %s against %s: the same sweep on two trees" % (tb, ta), ""]
+    for m, d, t in ((ma, a_dir, ta), (mb, b_dir, tb)):
+        out.append("- %s: `%s`, status %s, git %s" % (
+            t, os.path.basename(os.path.normpath(d)), m.get("status"), m.get("git_revision", "?")))
+    complete = ma.get("status") == "complete" and mb.get("status") == "complete"
+    out += ["", "Unpaired: the two sweeps ran one after the other, so time, code and",
+            "layout differ at once; an interval that excludes 1 says the images",
+            "behave differently here, not why.%s" % ("" if complete else
+                                                     " **A sweep is not complete: no intervals.**"), ""]
+    profiles = sorted({r["profile"] for r in ra + rb if r["role"] == "sweep"})
+    for prof in profiles:
+        oa, ob = ([o for o in sorted({r["offered_mbps"] for r in rs if r["status"] == "ok"
+                                      and r["profile"] == prof and r["role"] == "sweep"}) if o]
+                  for rs in (ra, rb))
+        out.append("## %s" % prof)
+        if oa != ob:
+            out.append("")
+            out.append("Offered load differs (%s: %s, %s: %s Mbit/s: each sweep's half of its own "
+                       "baseline's saturation), so rates and drops are not like for like." % (
+                           ta, "/".join(oa) or "-", tb, "/".join(ob) or "-"))
+        out += ["", "| kernel | metric | %s | %s | %s / %s | 95 %% CI | |" % (ta, tb, tb, ta),
+                "|---|---|---|---|---|---|---|"]
+        for kernel in ("baseline", "patched"):
+            for key, label, fn, kernels in METRICS:
+                if kernel not in kernels:
+                    continue
+                va, vb = cell(ra, kernel, prof, fn), cell(rb, kernel, prof, fn)
+                if not va and not vb:
+                    continue
+                c = moses(va, vb) if complete else None
+                if c is None:
+                    ratio = (statistics.median(vb) / statistics.median(va)
+                             if va and vb and statistics.median(va) else None)
+                    out.append("| %s | %s | %s | %s | %s | - | no interval |" % (
+                        kernel, label, summary(va), summary(vb),
+                        "-" if ratio is None else "%.2fx" % ratio))
+                    continue
+                r, lo, hi = c
+                word = "differs" if (lo > 1 or hi < 1) else "no difference seen"
+                out.append("| %s | %s | %s | %s | %.2fx | %.2f - %.2f | %s |" % (
+                    kernel, label, summary(va), summary(vb), r, lo, hi, word))
+        out.append("")
+    out += ["## Patched / baseline within each tree (paired, from verdicts.json)", "",
+            "| goal | %s | %s |" % (ta, tb), "|---|---|---|"]
+    va, vb = verdicts(a_dir), verdicts(b_dir)
+    for name in [n for n in va if n in vb] + [n for n in vb if n not in va]:
+        out.append("| %s | %s | %s |" % (name, va.get(name, "-"), vb.get(name, "-")))
+    return out
+
+
+def verdicts(rdir):
+    """question -> "ratio [low-high] verdict" of a sweep's verdicts.json."""
+    try:
+        with open(os.path.join(rdir, "verdicts.json")) as f:
+            v = json.load(f)
+    except OSError:
+        return {}
+    res = {}
+    for g in v.get("verdicts", []):
+        name = g.get("question")
+        if not name:
+            continue
+        if g.get("ratio") is None or g.get("ci_low") is None:
+            res[name] = "%s (%s pairs)" % (g.get("verdict", "?"), g.get("n", "?"))
+        else:
+            res[name] = "%.3fx [%.3f-%.3f] %s" % (
+                g["ratio"], g["ci_low"], g["ci_high"], g.get("verdict", "?"))
+    return res
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--out")
+    args = p.parse_args(argv)
+    for d in (args.a, args.b):
+        if not os.path.isfile(os.path.join(d, "runs.csv")):
+            print("trees: %s: no runs.csv" % d, file=sys.stderr)
+            return 2
+    text = "\n".join(compare(args.a, args.b)) + "\n"
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
