@@ -247,6 +247,14 @@ def value(r, key):
         return per_1000(r, "irqs")
     if key == "refills_per_1000":
         return per_1000(r, "rx_refills")
+    if key == "work_per_poll":  # the patched driver's counters
+        polls = num(r.get("napi_polls"))
+        work = num(r.get("napi_work"))
+        return work / polls if polls and work is not None else None
+    if key == "quota_full_per_1000":  # per 1000 polls
+        polls = num(r.get("napi_polls"))
+        full = num(r.get("napi_quota_full"))
+        return 1000.0 * full / polls if polls and full is not None else None
     if key == "cpu_busy":
         return 100.0 - num(r["cpu_idle"]) if num(r.get("cpu_idle")) is not None else None
     if key == "kpps":  # datagrams received per second, in thousands

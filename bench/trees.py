@@ -20,53 +20,30 @@ Needs at least MIN_N runs per tree and cell for an interval; a cell with
 fewer, or a sweep that did not complete, gets none.
 """
 import argparse
-import csv
 import json
 import math
 import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402
+
 MIN_N = 6
 Z95 = 1.959963984540054
 
-# (key, label, function of a row -> value or None, kernels it applies to)
-def _per_1000(num, den):
-    def f(r):
-        n, d = _num(r.get(num)), _num(r.get(den))
-        return None if n is None or not d else 1000.0 * n / d
-    return f
-
-
-def _ratio(num, den):
-    def f(r):
-        n, d = _num(r.get(num)), _num(r.get(den))
-        return None if n is None or not d else n / d
-    return f
-
-
-def _col(name):
-    return lambda r: _num(r.get(name))
-
-
-def _num(s):
-    try:
-        v = float(s)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
-
-
+# (key of report.value, label, the kernels that have it: the baseline has
+# none of the series' counters)
 METRICS = (
-    ("mbps", "Mbit/s", _col("mbps"), ("baseline", "patched")),
-    ("fifo_drops", "FIFO drops", _col("fifo_drops"), ("baseline", "patched")),
-    ("irq_per_1000", "irq/1000 pkt", _per_1000("irqs", "rx_packets"), ("baseline", "patched")),
-    ("cpu_us_per_pkt", "CPU us/pkt", _col("cpu_us_per_pkt"), ("baseline", "patched")),
-    ("rtt_p99_ms", "RTT p99 ms", _col("rtt_p99_ms"), ("baseline", "patched")),
-    ("time_squeeze", "time_squeeze", _col("time_squeeze"), ("baseline", "patched")),
-    ("work_per_poll", "packets/poll", _ratio("napi_work", "napi_polls"), ("patched",)),
-    ("quota_full_per_1000", "full polls/1000", _per_1000("napi_quota_full", "napi_polls"), ("patched",)),
-    ("ring_exhausted", "ring exhausted", _col("ring_exhausted"), ("patched",)),
+    ("mbps", "Mbit/s", ("baseline", "patched")),
+    ("fifo_drops", "FIFO drops", ("baseline", "patched")),
+    ("irq_per_1000", "irq/1000 pkt", ("baseline", "patched")),
+    ("cpu_us_per_pkt", "CPU us/pkt", ("baseline", "patched")),
+    ("rtt_p99_ms", "RTT p99 ms", ("baseline", "patched")),
+    ("time_squeeze", "time_squeeze", ("baseline", "patched")),
+    ("work_per_poll", "packets/poll", ("patched",)),
+    ("quota_full_per_1000", "full polls/1000", ("patched",)),
+    ("ring_exhausted", "ring exhausted", ("patched",)),
 )
 
 
@@ -85,18 +62,17 @@ def moses(a, b, alpha_z=Z95):
 
 
 def load(rdir):
-    with open(os.path.join(rdir, "meta.json")) as f:
-        meta = json.load(f)
-    with open(os.path.join(rdir, "runs.csv"), newline="") as f:
-        rows = [r for r in csv.DictReader(f)]
+    """(meta, rows) as bench/report.py reads a sweep: its status rules (the
+    host-limited rule among them) applied."""
+    rows, meta = report.load(rdir)
     return meta, rows
 
 
-def cell(rows, kernel, profile, fn):
-    return [v for v in (fn(r) for r in rows
+def cell(rows, kernel, profile, key):
+    return [v for v in (report.value(r, key) for r in rows
                         if r["status"] == "ok" and r["role"] == "sweep"
                         and r["kernel"] == kernel and r["profile"] == profile)
-            if v is not None]
+            if v is not None and math.isfinite(v)]
 
 
 def fmt(v):
@@ -144,10 +120,10 @@ def compare(a_dir, b_dir):
         out += ["", "| kernel | metric | %s | %s | %s / %s | 95 %% CI | |" % (ta, tb, tb, ta),
                 "|---|---|---|---|---|---|---|"]
         for kernel in ("baseline", "patched"):
-            for key, label, fn, kernels in METRICS:
+            for key, label, kernels in METRICS:
                 if kernel not in kernels:
                     continue
-                va, vb = cell(ra, kernel, prof, fn), cell(rb, kernel, prof, fn)
+                va, vb = cell(ra, kernel, prof, key), cell(rb, kernel, prof, key)
                 if not va and not vb:
                     continue
                 c = moses(va, vb) if complete else None

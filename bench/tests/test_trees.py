@@ -91,3 +91,12 @@ def test_different_offered_loads_are_said(tmp_path):
 def test_refuses_a_directory_without_runs(tmp_path, capsys):
     assert trees.main([str(tmp_path), str(tmp_path)]) == 2
     assert "no runs.csv" in capsys.readouterr().err
+
+
+def test_the_recorded_comparison_renders_again():
+    """docs/results/trees-6.1-6.12.md is what trees.py gives for sweeps 40 and 39."""
+    res = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "results")
+    got = "\n".join(trees.compare(os.path.join(res, "paired-make-6.1-beside-6.12"),
+                                  os.path.join(res, "paired-make-6.12"))) + "\n"
+    with open(os.path.join(res, "trees-6.1-6.12.md")) as f:
+        assert got == f.read()
