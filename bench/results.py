@@ -91,6 +91,7 @@ SWEEPS = {
     "layout-patched-vs-baseline-2": ("38", "result"),
     "paired-make-6.12": ("39", "result"),
     "paired-make-6.1-beside-6.12": ("40", "result"),
+    "layout-aa-tcp50": ("41", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 
