@@ -92,6 +92,7 @@ SWEEPS = {
     "paired-make-6.12": ("39", "result"),
     "paired-make-6.1-beside-6.12": ("40", "result"),
     "layout-aa-tcp50": ("41", "result"),
+    "layout-aa-6.12": ("42", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 
