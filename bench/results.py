@@ -93,6 +93,7 @@ SWEEPS = {
     "paired-make-6.1-beside-6.12": ("40", "result"),
     "layout-aa-tcp50": ("41", "result"),
     "layout-aa-6.12": ("42", "result"),
+    "layout-aa-tcp50-cost1000": ("43", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The same sweep on two kernel trees, side by side (issue 22).
 
-    /usr/bin/python3 bench/trees.py R_A R_B [--out FILE]
+    /usr/bin/python3 bench/trees.py R_A R_B [--out FILE.md] [--json FILE.json]
 
 R_A and R_B are results directories of the same plain `make` (or `make
 bench`) run with LINUX=6.1 and LINUX=6.12 (their meta.json says which).
@@ -14,7 +14,10 @@ between them, the code and the layout of the images all differ at once,
 so "differs" says the trees' images behave differently on this host at
 that hour, not why. Within each tree the sweep's own paired verdicts
 (patched / baseline) are copied from verdicts.json, so that "do the
-patches behave the same on both trees" compares like with like.
+patches behave the same on both trees" compares like with like. The
+records (--json: one per kernel, profile and metric, kind "tree", verdict
+differs, no_difference or no_interval) are what the Markdown is rendered
+from.
 
 Needs at least MIN_N runs per tree and cell for an interval; a cell with
 fewer, or a sweep that did not complete, gets none.
@@ -91,26 +94,62 @@ def summary(vals):
     return "%s [%s-%s] (n=%d)" % (fmt(statistics.median(vals)), fmt(min(vals)), fmt(max(vals)), len(vals))
 
 
-def compare(a_dir, b_dir):
-    """The report, as markdown lines."""
+def records(a_dir, b_dir):
+    """The comparison as data: {"trees", "sweeps", "complete", "offered",
+    "verdicts": one record per kernel, profile and metric (kind "tree")}.
+    The Markdown (render()) is made from it, never the other way."""
     (ma, ra), (mb, rb) = load(a_dir), load(b_dir)
     ta, tb = ma.get("linux") or "A", mb.get("linux") or "B"
     if ta == tb:
         ta, tb = ta + " (A)", tb + " (B)"
-    out = ["# %s against %s: the same sweep on two trees" % (tb, ta), ""]
-    for m, d, t in ((ma, a_dir, ta), (mb, b_dir, tb)):
-        out.append("- %s: `%s`, status %s, git %s" % (
-            t, os.path.basename(os.path.normpath(d)), m.get("status"), m.get("git_revision", "?")))
     complete = ma.get("status") == "complete" and mb.get("status") == "complete"
+    doc = {"schema": 1, "trees": [ta, tb], "complete": complete,
+           "sweeps": [{"tree": t, "dir": os.path.basename(os.path.normpath(d)),
+                       "status": m.get("status"), "git": m.get("git_revision", "?")}
+                      for m, d, t in ((ma, a_dir, ta), (mb, b_dir, tb))],
+           "offered": {}, "verdicts": [],
+           "within": [verdicts(a_dir), verdicts(b_dir)]}
+    for prof in sorted({r["profile"] for r in ra + rb if r["role"] == "sweep"}):
+        doc["offered"][prof] = [[o for o in sorted({r["offered_mbps"] for r in rs
+                                                    if r["status"] == "ok" and r["profile"] == prof
+                                                    and r["role"] == "sweep"}) if o]
+                                for rs in (ra, rb)]
+        for kernel in ("baseline", "patched"):
+            for key, label, kernels in METRICS:
+                if kernel not in kernels:
+                    continue
+                va, vb = cell(ra, kernel, prof, key), cell(rb, kernel, prof, key)
+                if not va and not vb:
+                    continue
+                rec = {"kind": "tree", "profile": prof, "kernel": kernel, "metric": key,
+                       "label": label, "a": va, "b": vb, "ratio": None, "ci_low": None,
+                       "ci_high": None, "verdict": "no_interval"}
+                c = moses(va, vb) if complete else None
+                if c is None:
+                    if va and vb and statistics.median(va):
+                        rec["ratio"] = statistics.median(vb) / statistics.median(va)
+                else:
+                    rec["ratio"], rec["ci_low"], rec["ci_high"] = c
+                    rec["verdict"] = "differs" if (c[1] > 1 or c[2] < 1) else "no_difference"
+                doc["verdicts"].append(rec)
+    return doc
+
+
+WORDS = {"differs": "differs", "no_difference": "no difference seen",
+         "no_interval": "no interval"}
+
+
+def render(doc):
+    """The Markdown of records(), as lines."""
+    ta, tb = doc["trees"]
+    out = ["# %s against %s: the same sweep on two trees" % (tb, ta), ""]
+    for sw in doc["sweeps"]:
+        out.append("- %s: `%s`, status %s, git %s" % (sw["tree"], sw["dir"], sw["status"], sw["git"]))
     out += ["", "Unpaired: the two sweeps ran one after the other, so time, code and",
             "layout differ at once; an interval that excludes 1 says the images",
-            "behave differently here, not why.%s" % ("" if complete else
+            "behave differently here, not why.%s" % ("" if doc["complete"] else
                                                      " **A sweep is not complete: no intervals.**"), ""]
-    profiles = sorted({r["profile"] for r in ra + rb if r["role"] == "sweep"})
-    for prof in profiles:
-        oa, ob = ([o for o in sorted({r["offered_mbps"] for r in rs if r["status"] == "ok"
-                                      and r["profile"] == prof and r["role"] == "sweep"}) if o]
-                  for rs in (ra, rb))
+    for prof, (oa, ob) in doc["offered"].items():
         out.append("## %s" % prof)
         if oa != ob:
             out.append("")
@@ -119,32 +158,27 @@ def compare(a_dir, b_dir):
                            ta, "/".join(oa) or "-", tb, "/".join(ob) or "-"))
         out += ["", "| kernel | metric | %s | %s | %s / %s | 95 %% CI | |" % (ta, tb, tb, ta),
                 "|---|---|---|---|---|---|---|"]
-        for kernel in ("baseline", "patched"):
-            for key, label, kernels in METRICS:
-                if kernel not in kernels:
-                    continue
-                va, vb = cell(ra, kernel, prof, key), cell(rb, kernel, prof, key)
-                if not va and not vb:
-                    continue
-                c = moses(va, vb) if complete else None
-                if c is None:
-                    ratio = (statistics.median(vb) / statistics.median(va)
-                             if va and vb and statistics.median(va) else None)
-                    out.append("| %s | %s | %s | %s | %s | - | no interval |" % (
-                        kernel, label, summary(va), summary(vb),
-                        "-" if ratio is None else "%.2fx" % ratio))
-                    continue
-                r, lo, hi = c
-                word = "differs" if (lo > 1 or hi < 1) else "no difference seen"
+        for rec in (r for r in doc["verdicts"] if r["profile"] == prof):
+            if rec["ci_low"] is None:
+                out.append("| %s | %s | %s | %s | %s | - | %s |" % (
+                    rec["kernel"], rec["label"], summary(rec["a"]), summary(rec["b"]),
+                    "-" if rec["ratio"] is None else "%.2fx" % rec["ratio"], WORDS[rec["verdict"]]))
+            else:
                 out.append("| %s | %s | %s | %s | %.2fx | %.2f - %.2f | %s |" % (
-                    kernel, label, summary(va), summary(vb), r, lo, hi, word))
+                    rec["kernel"], rec["label"], summary(rec["a"]), summary(rec["b"]),
+                    rec["ratio"], rec["ci_low"], rec["ci_high"], WORDS[rec["verdict"]]))
         out.append("")
     out += ["## Patched / baseline within each tree (paired, from verdicts.json)", "",
             "| goal | %s | %s |" % (ta, tb), "|---|---|---|"]
-    va, vb = verdicts(a_dir), verdicts(b_dir)
+    va, vb = doc["within"]
     for name in [n for n in va if n in vb] + [n for n in vb if n not in va]:
         out.append("| %s | %s | %s |" % (name, va.get(name, "-"), vb.get(name, "-")))
     return out
+
+
+def compare(a_dir, b_dir):
+    """The report, as markdown lines."""
+    return render(records(a_dir, b_dir))
 
 
 def verdicts(rdir):
@@ -171,13 +205,19 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("a")
     p.add_argument("b")
-    p.add_argument("--out")
+    p.add_argument("--out", help="the Markdown (default: standard output)")
+    p.add_argument("--json", help="the records the Markdown is made from")
     args = p.parse_args(argv)
     for d in (args.a, args.b):
         if not os.path.isfile(os.path.join(d, "runs.csv")):
             print("trees: %s: no runs.csv" % d, file=sys.stderr)
             return 2
-    text = "\n".join(compare(args.a, args.b)) + "\n"
+    doc = records(args.a, args.b)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+    text = "\n".join(render(doc)) + "\n"
     if args.out:
         with open(args.out, "w") as f:
             f.write(text)

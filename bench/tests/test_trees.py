@@ -94,9 +94,29 @@ def test_refuses_a_directory_without_runs(tmp_path, capsys):
 
 
 def test_the_recorded_comparison_renders_again():
-    """docs/results/trees-6.1-6.12.md is what trees.py gives for sweeps 40 and 39."""
+    """docs/results/trees-6.1-6.12.{json,md} are what trees.py gives for
+    sweeps 40 and 39, and the Markdown is rendered from the records."""
     res = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "results")
-    got = "\n".join(trees.compare(os.path.join(res, "paired-make-6.1-beside-6.12"),
-                                  os.path.join(res, "paired-make-6.12"))) + "\n"
+    doc = trees.records(os.path.join(res, "paired-make-6.1-beside-6.12"),
+                        os.path.join(res, "paired-make-6.12"))
+    with open(os.path.join(res, "trees-6.1-6.12.json")) as f:
+        recorded = json.load(f)
+    assert json.loads(json.dumps(doc)) == recorded
     with open(os.path.join(res, "trees-6.1-6.12.md")) as f:
-        assert got == f.read()
+        assert "\n".join(trees.render(recorded)) + "\n" == f.read()
+    kinds = {(r["kind"], r["verdict"]) for r in recorded["verdicts"]}
+    assert ("tree", "differs") in kinds and ("tree", "no_difference") in kinds
+
+
+def test_main_writes_the_records_and_the_markdown(tmp_path):
+    base = [300.0 + 3 * k for k in range(8)]
+    a = sweep(str(tmp_path / "a"), "6.1", base)
+    b = sweep(str(tmp_path / "b"), "6.12", [1.5 * x for x in base])
+    md, js = str(tmp_path / "t.md"), str(tmp_path / "t.json")
+    assert trees.main([a, b, "--out", md, "--json", js]) == 0
+    with open(js) as f:
+        doc = json.load(f)
+    rec = [r for r in doc["verdicts"] if r["kernel"] == "baseline" and r["metric"] == "mbps"][0]
+    assert rec["verdict"] == "differs" and rec["ci_low"] > 1
+    with open(md) as f:
+        assert f.read() == "\n".join(trees.render(doc)) + "\n"
