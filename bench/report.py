@@ -78,10 +78,16 @@ def fmt(s, digits=0):
     return "%s [%s-%s]" % (f % s[0], f % s[1], f % s[2])
 
 
-def per_1000(r, key):
-    pk = num(r.get("rx_packets"))
+def per(r, key, den, scale=1.0):
+    """scale x key / den of one run, or None where either is missing or
+    den is 0."""
+    d = num(r.get(den))
     k = num(r.get(key))
-    return 1000.0 * k / pk if pk and k is not None else None
+    return scale * k / d if d and k is not None else None
+
+
+def per_1000(r, key):
+    return per(r, key, "rx_packets", 1000.0)
 
 
 # Every row recorded, failed ones too: for the n=ok/recorded cells.
@@ -248,13 +254,9 @@ def value(r, key):
     if key == "refills_per_1000":
         return per_1000(r, "rx_refills")
     if key == "work_per_poll":  # the patched driver's counters
-        polls = num(r.get("napi_polls"))
-        work = num(r.get("napi_work"))
-        return work / polls if polls and work is not None else None
+        return per(r, "napi_work", "napi_polls")
     if key == "quota_full_per_1000":  # per 1000 polls
-        polls = num(r.get("napi_polls"))
-        full = num(r.get("napi_quota_full"))
-        return 1000.0 * full / polls if polls and full is not None else None
+        return per(r, "napi_quota_full", "napi_polls", 1000.0)
     if key == "cpu_busy":
         return 100.0 - num(r["cpu_idle"]) if num(r.get("cpu_idle")) is not None else None
     if key == "kpps":  # datagrams received per second, in thousands

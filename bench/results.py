@@ -16,6 +16,7 @@ code-layout artefact, issue 18); kernel-against-kernel ratios of images of
 the natural layout (every sweep before 27) are marked as not credited to
 code. --check: exit 1 when OUT is not what would be written.
 """
+import functools
 import json
 import os
 import sys
@@ -154,6 +155,7 @@ def interval_words(r):
     return "%.3fx (no interval: %d %s)" % (r["ratio"], r["n"], unit if r["n"] != 1 else unit[:-1])
 
 
+@functools.lru_cache(maxsize=None)
 def tree(name):
     """The kernel tree a sweep measured, from its meta.json ("6.1" for the
     sweeps recorded before LINUX existed)."""

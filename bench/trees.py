@@ -64,13 +64,6 @@ def moses(a, b, alpha_z=Z95):
     return (math.exp(statistics.median(d)), math.exp(d[k - 1]), math.exp(d[m * n - k]))
 
 
-def load(rdir):
-    """(meta, rows) as bench/report.py reads a sweep: its status rules (the
-    host-limited rule among them) applied."""
-    rows, meta = report.load(rdir)
-    return meta, rows
-
-
 def cell(rows, kernel, profile, key):
     return [v for v in (report.value(r, key) for r in rows
                         if r["status"] == "ok" and r["role"] == "sweep"
@@ -98,7 +91,9 @@ def records(a_dir, b_dir):
     """The comparison as data: {"trees", "sweeps", "complete", "offered",
     "verdicts": one record per kernel, profile and metric (kind "tree")}.
     The Markdown (render()) is made from it, never the other way."""
-    (ma, ra), (mb, rb) = load(a_dir), load(b_dir)
+    # read as bench/report.py reads a sweep: its status rules (the
+    # host-limited rule among them) applied
+    (ra, ma), (rb, mb) = report.load(a_dir), report.load(b_dir)
     ta, tb = ma.get("linux") or "A", mb.get("linux") or "B"
     if ta == tb:
         ta, tb = ta + " (A)", tb + " (B)"

@@ -16,20 +16,7 @@
 #include <sys/reboot.h>
 #include <unistd.h>
 
-static const char *errno_name(int err)
-{
-	switch (err) {
-	case EINVAL: return "EINVAL";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case ENOENT: return "ENOENT";
-	case ERANGE: return "ERANGE";
-	case EBUSY: return "EBUSY";
-	case ENODEV: return "ENODEV";
-	default: return strerror(err);
-	}
-}
+#include "errname.h"
 
 static int do_write(const char *path, const char *str)
 {

@@ -27,6 +27,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "errname.h"
+
 /*
  * include/uapi/linux/netdev.h of linux-source-6.12 with the lab's series
  * (the host's headers are 6.1's, which have no netdev family). Only for
@@ -53,9 +55,7 @@ struct req {
 
 static void die(const char *what, int err)
 {
-	fprintf(stderr, "napiget: %s: %s\n", what, err == ENOENT ? "ENOENT" :
-		err == EOPNOTSUPP ? "EOPNOTSUPP" : err == EINVAL ? "EINVAL" :
-		err == EPERM ? "EPERM" : strerror(err));
+	fprintf(stderr, "napiget: %s: %s\n", what, errno_name(err));
 	exit(1);
 }
 

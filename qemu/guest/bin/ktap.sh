@@ -6,6 +6,8 @@
 #   ktap_skip name reason
 #   ktap_diag text
 #   ktap_end                    # exit status: 0 when all ran ok
+#   ktap_fail_rest WHY NAME...  # NAME... the plan's case names: the ones not
+#                               # run yet fail, with WHY, and the test ends
 KTAP_N=0
 KTAP_FAILED=0
 KTAP_PLAN=0
@@ -56,4 +58,18 @@ ktap_end() {
 		return 1
 	fi
 	[ "$KTAP_FAILED" -eq 0 ]
+}
+
+# ktap_fail_rest WHY NAME...: when a test cannot go on, every case of the
+# plan (NAME..., in order) from the next one on is reported failed after the
+# diagnostic WHY, and the script ends with ktap_end's status.
+ktap_fail_rest() {
+	local n
+	ktap_diag "$1"
+	shift
+	for n in "${@:KTAP_N+1}"; do
+		ktap_result 1 "$n"
+	done
+	ktap_end
+	exit
 }
