@@ -93,6 +93,14 @@ obj=$objs$variant
 if [ "$layout" = plain ]; then
 	out=$out-plain obj=$obj-plain
 fi
+# The objects live in a direct subdirectory of the source tree, and
+# build/obj/<variant> is a link to it: kbuild then names the source ".."
+# (srctree) instead of its absolute path, so the patched and the baseline
+# tree compile with the same command lines, and ccache (preprocessor mode)
+# hits for every file the series does not reach: the second kernel of a
+# cold build costs minutes, not a full build.
+objdir() { echo "$src/obj-${1#"$objs"}"; }
+objreal=$(objdir "$obj")
 # Every object directory built from this tree: they go when it is unpacked.
 case $tree in
 patched) tree_objs=("$objs"patched{,-plain} "${objs}debug") ;;
@@ -191,19 +199,25 @@ fi
 # Objects built from another tree than this one (the tree was unpacked again
 # since) would be stale where a file went back to an older mtime.
 if [ -f "$obj/.tree-stamp" ] && [ "$(cat "$obj/.tree-stamp")" != "$want_tree" ]; then
-	rm -rf "$obj"
+	rm -rf "$obj" "$objreal"
 fi
+# An object directory of the layout before the link (a directory at
+# build/obj/<variant>) was built with absolute paths: built again.
+[ -L "$obj" ] || rm -rf "$obj"
 pad_y=
 if [ "$variant" = baseline-pad ]; then
 	pad_y=y
 	base_obj=${objs}baseline
 	[ "$layout" != plain ] || base_obj=$base_obj-plain
-	if [ ! -d "$obj" ] && [ "$(cat "$base_obj/.tree-stamp" 2>/dev/null)" = "$want_tree" ]; then
+	if [ ! -d "$objreal" ] && [ -L "$base_obj" ] &&
+		[ "$(cat "$base_obj/.tree-stamp" 2>/dev/null)" = "$want_tree" ]; then
 		log "starting from a copy of ${base_obj#"$top"/}"
-		cp -a "$base_obj" "$obj.tmp" && mv "$obj.tmp" "$obj"
+		rm -rf "$objreal.tmp"
+		cp -a "$(objdir "$base_obj")" "$objreal.tmp" && mv "$objreal.tmp" "$objreal"
 	fi
 fi
-mkdir -p "$obj" "$out"
+mkdir -p "$objreal" "$out" "$(dirname "$obj")"
+ln -sfn "$(realpath --relative-to="$(dirname "$obj")" "$objreal")" "$obj"
 echo "$want_tree" > "$obj/.tree-stamp"
 kmake() {
 	make -s -C "$src" O="$obj" ARCH=x86_64 \
