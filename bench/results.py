@@ -95,6 +95,10 @@ SWEEPS = {
     "layout-aa-tcp50": ("41", "result"),
     "layout-aa-6.12": ("42", "result"),
     "layout-aa-tcp50-cost1000": ("43", "result"),
+    "layout-aa-router-aligned-b": ("44", "6 router pairs, 5 counted (no interval): the "
+                                   "spread within one guest, a description"),
+    "layout-aa-router-plain": ("45", "6 router pairs on natural-layout images, 4 counted "
+                               "(no interval): the spread within one guest, a description"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 

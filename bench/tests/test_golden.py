@@ -122,6 +122,10 @@ AA_NOT_JUDGED = {"aa-wire": {("irq_per_1000", "tcp", "0"), ("cpu_us_per_pkt", "u
                     for s in ("layout-aa-aligned", "layout-aa-aligned-2")}}
 AA_NEWLY_JUDGED = {"two-nic-router-aa": {("mbps", "router", "1000"),
                                           ("pdr_mbps", "router", "1000")}}
+# Recorded A/As whose report exits 4 ("A/A FAILED: nothing judged"): fewer
+# than 6 pairs counted, so no interval; recorded for the spread within a
+# guest (docs/results.md, sweeps 44 and 45), and rendered with that status.
+REPORT_RC = {"layout-aa-router-aligned-b": 4, "layout-aa-router-plain": 4}
 
 
 def name_plot(plt, fig, d, name, made):
@@ -151,7 +155,7 @@ def rendered(tmp_path_factory):
                     mock.patch.object(sys, "argv", ["report.py", d]), \
                     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
                 rc = report.main()
-            assert rc == 0, out.getvalue()[-2000:]
+            assert rc == REPORT_RC.get(sweep, 0), out.getvalue()[-2000:]
             done[sweep] = d
         return done[sweep]
     return render
