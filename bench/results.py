@@ -99,6 +99,7 @@ SWEEPS = {
                                    "spread within one guest, a description"),
     "layout-aa-router-plain": ("45", "6 router pairs on natural-layout images, 4 counted "
                                "(no interval): the spread within one guest, a description"),
+    "aa-fresh-clone": ("46", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 
