@@ -103,9 +103,20 @@ half_ok() {	# half_ok RATE REF: RATE >= REF / 2
 	/usr/bin/python3 -c 'import sys; sys.exit(not float(sys.argv[1]) >= float(sys.argv[2]) / 2)' "$1" "$2"
 }
 # TCP host -> guest on the probe server (port 5203), 3 s after 1 s of
-# slow start: Mbit/s
+# slow start: Mbit/s. The guest's iperf3 server listens again only a moment
+# after a test ends (and after its idle timeout), so a probe right after
+# another can find the port closed ("unable to connect to server:
+# Connection refused": the second of three back-to-back probes here): a
+# refused or busy connect is tried again, up to 5 times 0.5 s apart, and
+# only then counts as 0.
 tcp_rate() {
-	lab_host timeout 30 iperf3 -c "$G" -p 5203 -t 4 -O 1 --json > "$LAB_RUN/$1.json" 2>&1 || true
+	local try
+	for try in 1 2 3 4 5; do
+		lab_host timeout 30 iperf3 -c "$G" -p 5203 -t 4 -O 1 --json > "$LAB_RUN/$1.json" 2>&1 || true
+		grep -qE '"error":.*(unable to connect|server is busy)' "$LAB_RUN/$1.json" || break
+		cp "$LAB_RUN/$1.json" "$LAB_RUN/$1.refused-$try.json"
+		sleep 0.5
+	done
 	mbps "$LAB_RUN/$1.json"
 }
 # Has traffic recovered? recovered_rate NAME: up to three TCP probes, until
@@ -209,14 +220,18 @@ lacks=$(awk '$1 == "lacks" { print $2 }' <<<"$out" | tr '\n' ' ')
 [ -z "$lacks" ] || diag "this kernel lacks: $lacks (left out of the churn)"
 has_napi_work=$(grep -qx 'knob napi_work' <<<"$out" && echo 1 || echo 0)
 
+# The reference the recovery checks compare with: the median of three
+# probes, so that one fast probe (the host quiet for those 4 s) does not
+# raise the bar to where a recovered guest misses it.
 PHASE=pre_soak_rate
-rate0=$(tcp_rate pre-soak)
-log "pre-soak TCP rate $rate0 Mbit/s"
+r1=$(tcp_rate pre-soak-1) r2=$(tcp_rate pre-soak-2) r3=$(tcp_rate pre-soak-3)
+rate0=$(/usr/bin/python3 -c 'import sys; print(sorted(float(a) for a in sys.argv[1:])[1])' "$r1" "$r2" "$r3")
+log "pre-soak TCP rate $rate0 Mbit/s (the median of $r1, $r2, $r3)"
 if half_ok "$rate0" 0.000001; then
-	result 0 pre_soak_rate "host to guest TCP before the soak: $rate0 Mbit/s"
+	result 0 pre_soak_rate "host to guest TCP before the soak: $rate0 Mbit/s, the median of $r1, $r2 and $r3"
 else
 	result 1 pre_soak_rate "no TCP throughput before the soak"
-	lab_die "no traffic before the soak: $(tail -3 "$LAB_RUN/pre-soak.json")"
+	lab_die "no traffic before the soak: $(tail -3 "$LAB_RUN/pre-soak-2.json")"
 fi
 
 # The plan: events at random moments, in random order.
