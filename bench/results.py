@@ -100,6 +100,8 @@ SWEEPS = {
     "layout-aa-router-plain": ("45", "6 router pairs on natural-layout images, 4 counted "
                                "(no interval): the spread within one guest, a description"),
     "aa-fresh-clone": ("46", "result"),
+    "layout-aa-router200-pad6144": ("47", "result"),
+    "layout-aa-router200-pad12288": ("48", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 
