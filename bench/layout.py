@@ -36,6 +36,17 @@ FLAGS = ("same_size", "offset_same", "crossing_same")
 # directly). Their place follows whatever cold code precedes them, so any
 # WARN_ON() the series adds moves them all; they are reported apart.
 COLD = re.compile(r"__SCT__.*|.*\.cold(\.[0-9]+)?")
+# QEMU's per-vCPU jump cache (7.2: accel/tcg/tb-jmp-cache.h and
+# include/exec/tb-hash.h), where a jump that leaves its page looks its
+# target's translation up first: 1 << 12 slots, indexed in system mode by
+# the address's low six bits and six bits of its page number (xor-folded).
+# Two hot targets with one index evict each other. With every function at
+# page offset 0 (the aligned layout) every entry falls into one of 64 slots,
+# and which functions share one is decided by page numbers, which the
+# alignment does not control: reported, not counted (docs/bench.md).
+PAGE_BITS = 12
+JMP_CACHE_BITS = 12
+JMP_PAGE_BITS = JMP_CACHE_BITS // 2
 
 
 def is_cold(name):
@@ -50,6 +61,14 @@ def crosses(addr, size):
     """True when the bytes [addr, addr + size) are on more than one page."""
     page = ~(PAGE - 1)
     return (addr & page) != ((addr + size - 1) & page)
+
+
+def jmp_cache_slot(addr):
+    """QEMU's tb_jmp_cache_hash_func() (system mode) of a guest address."""
+    tmp = addr ^ (addr >> (PAGE_BITS - JMP_PAGE_BITS))
+    page_mask = (1 << JMP_CACHE_BITS) - (1 << JMP_PAGE_BITS)
+    return (((tmp >> (PAGE_BITS - JMP_PAGE_BITS)) & page_mask)
+            | (tmp & ((1 << JMP_PAGE_BITS) - 1)))
 
 
 def read_functions(path):
@@ -183,6 +202,24 @@ def hot_path(fa, fb, patterns, names):
     return hot, non_unique
 
 
+def jmp_cache(hot, names):
+    """Where the entries of the hot functions found in both images fall in
+    QEMU's jump cache: per image the slots they use and the most in one;
+    and how many of them share their slot with other hot functions in one
+    image than in the other (whose calls evict which others changed)."""
+    both = [n for n, e in hot.items() if e[names[0]] is not None and e[names[1]] is not None]
+    result, mates = {"functions": len(both)}, {}
+    for name in names:
+        slots = {}
+        for n in both:
+            slots.setdefault(jmp_cache_slot(int(hot[n][name]["addr"], 16)), set()).add(n)
+        result[name] = {"slots": len(slots),
+                        "max_per_slot": max((len(v) for v in slots.values()), default=0)}
+        mates[name] = {n: members - {n} for members in slots.values() for n in members}
+    result["slot_mates_differ"] = sum(mates[names[0]][n] != mates[names[1]][n] for n in both)
+    return result
+
+
 def load_series(dirpath):
     """The functions the series' own objects define (qemu/build-kernel.sh
     writes `series-functions` for the patched kernel): where they sit is the
@@ -224,6 +261,7 @@ def compare(a, b, patterns, names=DEFAULT_NAMES, series=frozenset()):
         "hot_cold": len(cold),
         "hot_cold_differs": [n for n, e in cold.items()
                              if not (e["crossing_same"] and e["offset_same"])],
+        "hot_jmp_cache": jmp_cache(hot, names),
         "hot": hot,
     }
 
@@ -278,6 +316,15 @@ def report(result):
         f" cold parts and trampolines {result['hot_cold']}, of which placed"
         f" differently {len(result['hot_cold_differs'])} (not run per packet,"
         f" not counted)")
+    jc = result.get("hot_jmp_cache")
+    if jc:
+        lines.append(
+            f"QEMU's jump cache ({1 << JMP_CACHE_BITS} slots), the entries of the"
+            f" {jc['functions']} hot functions in both: {names[0]} {jc[names[0]]['slots']}"
+            f" slots (at most {jc[names[0]]['max_per_slot']} in one), {names[1]}"
+            f" {jc[names[1]]['slots']} (at most {jc[names[1]]['max_per_slot']}); other"
+            f" slot-mates in the two images {jc['slot_mates_differ']} (page numbers:"
+            f" not controlled, not counted)")
     return "\n".join(lines + table(result))
 
 

@@ -230,3 +230,31 @@ def test_cold_parts_and_trampolines_are_reported_apart(tmp_path):
     assert layout.main([a, b, "--check", "--quiet", "--hotpath", str(hotfile)]) == 0
     assert layout.is_cold("x.cold") and layout.is_cold("x.cold.12")
     assert not layout.is_cold("x.cold_path") and not layout.is_cold("coldplug")
+
+
+def test_jmp_cache_slot_is_qemus_hash():
+    # tb_jmp_cache_hash_func(0x1234): tmp = 0x1234 ^ 0x48 = 0x127c;
+    # ((0x127c >> 6) & 0xfc0) | (0x127c & 0x3f) = 0x40 | 0x3c
+    assert layout.jmp_cache_slot(0x1234) == 0x7C
+    slots = {layout.jmp_cache_slot(BASE + k * layout.PAGE) for k in range(4096)}
+    assert len(slots) == 64 and all(s & 0x3F == 0 for s in slots)
+    assert all(0 <= layout.jmp_cache_slot(BASE + a) < 4096 for a in range(0, 1 << 16, 97))
+
+
+def test_jmp_cache_slot_mates(tmp_path):
+    # Page-aligned entries: BASE's page and the one 65 pages on share a slot
+    # (the page number's low six bits xor its next six: 0 ^ 0 and 1 ^ 1),
+    # the pages 1 and 2 on do not.
+    page = layout.PAGE
+    a = [("e1000_clean", BASE, 0x100), ("nft_do_chain", BASE + 65 * page, 0x100),
+         ("e1000_intr", BASE + 2 * page, 0x40)]
+    b = [("e1000_clean", BASE, 0x100), ("nft_do_chain", BASE + page, 0x100),
+         ("e1000_intr", BASE + 2 * page, 0x40)]
+    assert layout.jmp_cache_slot(BASE) == layout.jmp_cache_slot(BASE + 65 * page)
+    r = run(tmp_path, a, b)
+    jc = r["hot_jmp_cache"]
+    assert jc["functions"] == 3
+    assert jc["patched"] == {"slots": 2, "max_per_slot": 2}
+    assert jc["baseline"] == {"slots": 3, "max_per_slot": 1}
+    assert jc["slot_mates_differ"] == 2  # e1000_clean and nft_do_chain
+    assert "jump cache (4096 slots)" in layout.report(r)
