@@ -102,6 +102,9 @@ SWEEPS = {
     "aa-fresh-clone": ("46", "result"),
     "layout-aa-router200-pad6144": ("47", "result"),
     "layout-aa-router200-pad12288": ("48", "result"),
+    "layout-aa-router200-pad2048": ("49", "result"),
+    "layout-aa-router200-pad20480": ("50", "result"),
+    "layout-aa-router200-pad6144-bootorder": ("51", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 

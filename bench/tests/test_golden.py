@@ -126,7 +126,8 @@ AA_NEWLY_JUDGED = {"two-nic-router-aa": {("mbps", "router", "1000"),
 # than 6 pairs counted, so no interval; recorded for the spread within a
 # guest (docs/results.md, sweeps 44 and 45), and rendered with that status.
 # Exit 3 ("A/A FAILED": a comparison differs after Holm): sweep 47, the
-# router at SAT_OFFER=200M, whose two layouts differed (docs/results.md).
+# router at SAT_OFFER=200M, whose two layouts differed, and did not again
+# (sweeps 48-51; docs/results.md).
 REPORT_RC = {"layout-aa-router-aligned-b": 4, "layout-aa-router-plain": 4,
              "layout-aa-router200-pad6144": 3}
 
