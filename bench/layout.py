@@ -39,11 +39,15 @@ COLD = re.compile(r"__SCT__.*|.*\.cold(\.[0-9]+)?")
 # QEMU's per-vCPU jump cache (7.2: accel/tcg/tb-jmp-cache.h and
 # include/exec/tb-hash.h), where a jump that leaves its page looks its
 # target's translation up first: 1 << 12 slots, indexed in system mode by
-# the address's low six bits and six bits of its page number (xor-folded).
-# Two hot targets with one index evict each other. With every function at
-# page offset 0 (the aligned layout) every entry falls into one of 64 slots,
-# and which functions share one is decided by page numbers, which the
-# alignment does not control: reported, not counted (docs/bench.md).
+# the address xor itself shifted right by six: the index's low six bits are
+# address bits 0-5 xor 6-11, its high six bits 12-17 xor 18-23 (the page
+# number's low twelve bits, folded). Two hot
+# targets with one index evict each other. With every function at page
+# offset 0 (the aligned layout) every entry falls into one of 64 slots, and
+# which functions share one is decided by page numbers, which the
+# alignment does not control: reported, not counted (docs/bench.md). Only
+# function entries are counted; QEMU looks up return addresses and other
+# cross-page targets there too.
 PAGE_BITS = 12
 JMP_CACHE_BITS = 12
 JMP_PAGE_BITS = JMP_CACHE_BITS // 2
