@@ -64,11 +64,6 @@ lab_init race
 PHASE=boot
 lab_boot "$KERNEL" "$INITRD"
 out=$(lab_ctl --timeout 120 /lab/soak/soak setup) || lab_die "guest setup failed: $out"
-# The soak's setup clears options/record-cmd, so that a tracepoint switch
-# does not patch the scheduler too (docs/harness.md); the reproducer
-# keeps the kernel's default, under which the int3 was found.
-lab_ctl 'echo 1 > /sys/kernel/tracing/options/record-cmd' >/dev/null ||
-	lab_die "cannot set options/record-cmd back to 1"
 if [ "$what" = tp ]; then
 	# As the churn does it: napi:napi_poll (core text), then the e1000
 	# event (module text; the baseline has none); NAPI in softirq, as in
