@@ -40,8 +40,12 @@ args-report:
 all: args-all kernel baseline initramfs
 	@QUICK=1 bench/run.sh
 
-## make bench: the full sweep; axes on the command line (see bench/run.sh)
-bench: args-bench kernel baseline initramfs
+## make bench: the full sweep; axes on the command line (see bench/run.sh).
+## LINUX="6.1 6.12": the four kernels of both trees booted in one sweep, each pair
+## run on both trees back to back -> results/<stamp>/{6.1,6.12}/ and trees.md
+bench: args-bench
+	@for t in $${LINUX:-6.1}; do $(MAKE) --no-print-directory LINUX="$$t" kernel baseline || exit 1; done
+	@set -- $${LINUX:-6.1}; $(MAKE) --no-print-directory LINUX="$$1" initramfs
 	@bench/run.sh
 
 ## make aa: the baseline kernel in both slots, the goal profiles as a paired

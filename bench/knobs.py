@@ -36,6 +36,9 @@ from paired import MIN_PAIRS  # noqa: E402
 # The modes of bench/args.sh: which knobs each target checks. Every mode but
 # report checks the lab's knobs too.
 MODES = ("lab", "bench", "report", "soak", "race")
+# The kernel trees (qemu/lib/tree.sh's LAB_TREES), in the order a sweep of
+# both compares them: the second against the first.
+LINUX_TREES = ("6.1", "6.12")
 
 NUMBER = re.compile(r"0|[1-9][0-9]{0,8}")
 
@@ -139,9 +142,10 @@ TABLE = (
     K("LAYOUT", "word", ("aligned", "plain"), "aligned",
       "the compared kernels' code layout: functions page-aligned at -O2, or tinyconfig's -Os",
       "lab", "changed"),
-    K("LINUX", "word", ("6.1", "6.12"), "6.1",
+    K("LINUX", "words", LINUX_TREES, "6.1",
       "the kernel tree built, booted and compared: Debian's linux-source-6.1 (patches/) or"
-      " linux-source-6.12 (patches/6.12/, build/kernel-6.12, ...); make soak and race: 6.1",
+      " linux-source-6.12 (patches/6.12/, build/kernel-6.12, ...); make soak and race: 6.1;"
+      ' make bench LINUX="6.1 6.12": both trees\' four kernels in one paired sweep',
       "lab", "changed"),
     K("PAD", "num", (16, 1048576), "",
       "the layout A/A: bytes of text linked first in the baseline's twin (make aa PAD=N)", "lab", "changed", "unset; make baseline-pad: 6144"),
@@ -329,7 +333,17 @@ def cross_errors(mode, env, bad):
         errs.append("usage: make report R=results/<stamp> (a directory the bench wrote)")
     if mode == "race" and not given(env, "WHAT"):
         errs.append("WHAT: say which race, WHAT=tp or WHAT=down")
-    if mode in ("soak", "race") and ok("LINUX") and value(env, "LINUX") != "6.1":
+    trees = value(env, "LINUX").split() if ok("LINUX") else []
+    if len(trees) > 1:
+        if len(set(trees)) != len(trees):
+            errs.append("LINUX: a tree named twice in '%s'" % " ".join(trees))
+        elif mode != "bench" or any(v(s) == "1" for s in ("AA", "QUICK", "ARTICLE")):
+            errs.append('LINUX: one tree here, not "%s" (only make bench compares two: '
+                        'make bench LINUX="%s")' % (" ".join(trees), " ".join(LINUX_TREES)))
+        elif trees != list(LINUX_TREES):
+            errs.append('LINUX: two trees in the order "%s", not "%s" (the first is the '
+                        'reference of the ratios)' % (" ".join(LINUX_TREES), " ".join(trees)))
+    if mode in ("soak", "race") and len(trees) == 1 and trees[0] != "6.1":
         errs.append("LINUX: make %s builds its debug kernel from 6.1 only, not %s"
                     % (mode, value(env, "LINUX")))
     if mode != "bench":

@@ -13,8 +13,10 @@ M_RUN_BASELINE: the guests' run directories once booted; M_KDIR_PATCHED,
 M_KDIR_BASELINE: their kernels' build directories; M_UDP1470_RATE,
 M_RATE_SOURCE, M_SAT_MBPS: the udp1470 rate, where it came from and the
 baseline's saturation. "linux" is the tree the sweep ran on (LINUX: 6.1 or
-6.12), and each kernel's "source" what its build directory says it was
-built from (qemu/build-kernel.sh).
+6.12); M_TREES, in a sweep of both trees (make bench LINUX="6.1 6.12"),
+the trees, as "trees": each tree's directory then holds its half. Each
+kernel's "source" is what its build directory says it was built from
+(qemu/build-kernel.sh).
 
 schema_version (bench/schema.py) says which fields a reader may expect;
 "knobs" holds every knob of the bench as it ran (bench/knobs.py), and
@@ -96,7 +98,7 @@ def meta(E):
     cpu = [line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
            if line.startswith("model name")]
     pin_file = os.path.join(E["M_OUT"], "pinning.txt")
-    return {
+    m = {
         "schema_version": schema.SCHEMA_VERSION,
         "status": E["M_STATUS"],
         "runs_planned": int(E["M_TOTAL"]),
@@ -129,6 +131,9 @@ def meta(E):
                        "baseline_median_mbps": E["M_SAT_MBPS"]},
         "started_utc": E["M_STAMP"],
     }
+    if E.get("M_TREES"):  # make bench LINUX="6.1 6.12": this tree's half of one sweep
+        m["trees"] = E["M_TREES"].split()
+    return m
 
 
 def main(argv):

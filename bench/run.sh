@@ -48,6 +48,14 @@ while IFS='=' read -r knob knob_value; do
 	export "${knob?}"
 done <<<"$knob_values"
 unset knob knob_value knob_values
+# make bench LINUX="6.1 6.12" (bench/knobs.py checked it: make bench only,
+# the two trees in that order): the four kernels of both trees in one
+# sweep, each pair run on both trees back to back, in an order drawn at
+# random; each tree's runs go to OUT/<tree>/ as a sweep of their own, and
+# bench/trees.py pairs them across the trees (OUT/trees.md). lab.sh works
+# on the first tree; use_tree switches the rest.
+read -r -a TREES <<<"$LINUX"
+LINUX=${TREES[0]}
 . "$top/qemu/lib/lab.sh"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$top/results/$stamp}
@@ -63,13 +71,40 @@ if [ "$AA" = 1 ]; then
 	KDIR[patched]=${KDIR[baseline]}
 	[ -z "${PAD:-}" ] || KDIR[patched]=$(lab_kernel baseline-pad)
 fi
-for k in "${KDIR[patched]}/bzImage" "${KDIR[baseline]}/bzImage" "$top/build/initramfs.img"; do
-	[ -f "$k" ] || die "${k#"$top"/} missing (make kernel baseline initramfs$([ -z "$PAD" ] || echo " baseline-pad PAD=$PAD")$([ "$LAYOUT" = aligned ] || echo " LAYOUT=$LAYOUT")$([ "$LINUX" = 6.1 ] || echo " LINUX=$LINUX"))"
+# The guests (lab_new names, [a-z0-9]+): patched and baseline, and with two
+# trees the second tree's patched612 and baseline612. slot KERNEL: the
+# guest of KERNEL in the current tree (TI); SLOTS: every guest.
+TI=0 TSFX=("") SLOTS=(patched baseline)
+declare -A SLOT_TREE=([patched]=${TREES[0]} [baseline]=${TREES[0]})
+if ((${#TREES[@]} > 1)); then
+	TSFX+=("${TREES[1]//./}")
+	for k in patched baseline; do
+		KDIR[$k${TSFX[1]}]=$(LINUX=${TREES[1]}; lab_tree bench; lab_kernel "$k")
+		SLOTS+=("$k${TSFX[1]}")
+		SLOT_TREE[$k${TSFX[1]}]=${TREES[1]}
+	done
+fi
+slot() { echo "$1${TSFX[TI]}"; }
+for s in "${SLOTS[@]}"; do
+	k=${KDIR[$s]}/bzImage t=${SLOT_TREE[$s]}
+	[ -f "$k" ] || die "${k#"$top"/} missing (make kernel baseline$([ -z "$PAD" ] || echo " baseline-pad PAD=$PAD")$([ "$LAYOUT" = aligned ] || echo " LAYOUT=$LAYOUT")$([ "$t" = 6.1 ] || echo " LINUX=$t"))"
 done
+[ -f "$top/build/initramfs.img" ] || die "build/initramfs.img missing (make initramfs)"
 if [ -n "$PAD" ] && [ "$(sed -n 's/^pad //p' "${KDIR[patched]}/layout")" != "$PAD" ]; then
 	die "${KDIR[patched]#"$top"/} was built with another PAD than $PAD (make baseline-pad PAD=$PAD)"
 fi
 [ ! -e "$OUT" ] || die "$OUT exists: give a new OUT (rows of two sweeps would mix)"
+# Each tree's directory (one tree: OUT itself) and runs; use_tree I makes
+# tree I current: its directory (OUT), runs.csv (csv) and LINUX, for
+# meta.py. K_T: the runs made on each tree so far (its raw/ numbers).
+OUT_TOP=$OUT OUTS=("$OUT") K_T=(0)
+if ((${#TREES[@]} > 1)); then
+	OUTS=("$OUT/${TREES[0]}" "$OUT/${TREES[1]}") K_T=(0 0)
+fi
+use_tree() {
+	TI=$1 OUT=${OUTS[$1]} LINUX=${TREES[$1]}
+	csv=$OUT/runs.csv
+}
 
 # What the failure report needs: where the sweep was, and the command that
 # failed (lab_die's message, or the last failing command with its output).
@@ -99,7 +134,7 @@ $(cat "$e")"
 # The EXIT hook (lab.sh runs it before the teardown): the status, FAILED,
 # and a summary marked INCOMPLETE from whatever was recorded.
 lab_on_exit() {
-	local rc=$1 st
+	local rc=$1 st d
 	[ -n "$STATUS" ] || return 0	# nothing written yet
 	if [ "$STATUS" = complete ]; then
 		if [ "$IN_REPORT" = 1 ]; then
@@ -112,15 +147,20 @@ lab_on_exit() {
 	[ -z "$LAB_SIGNAL" ] || st=interrupted
 	echo >&2
 	if [ "$st" = failed ]; then
-		failure_report > "$OUT/FAILED"
-		cat "$OUT/FAILED" >&2
+		failure_report > "$OUT_TOP/FAILED"
+		cat "$OUT_TOP/FAILED" >&2
+		for d in "${OUTS[@]}"; do
+			[ "$d" = "$OUT_TOP" ] || cp "$OUT_TOP/FAILED" "$d/FAILED"
+		done
 	fi
 	STATUS=$st
 	set_status "$st"
-	if [ -s "$csv" ]; then
-		timeout 60 /usr/bin/python3 "$top/bench/report.py" --no-plots "$OUT" >/dev/null 2>&1 || true
-	fi
-	echo "bench: $st (exit $rc) after $k_run of $total runs; what was recorded is in ${OUT#"$top"/}" >&2
+	for d in "${OUTS[@]}"; do
+		if [ -s "$d/runs.csv" ]; then
+			timeout 60 /usr/bin/python3 "$top/bench/report.py" --no-plots "$d" >/dev/null 2>&1 || true
+		fi
+	done
+	echo "bench: $st (exit $rc) after $k_run of $total runs; what was recorded is in ${OUT_TOP#"$top"/}" >&2
 }
 
 failure_report() {
@@ -141,22 +181,37 @@ failure_report() {
 
 # meta.json from what is known so far (kernel releases once booted): every
 # value reaches bench/meta.py through the environment.
+# With two trees, each tree's meta.json (its kernels, its runs, "trees").
+declare -a RATE_SRC=() SAT_T=()
 write_meta() {
-	M_TOP=$top M_OUT=$OUT M_UDP1470_RATE=$UDP1470_RATE M_RATE_SOURCE=$rate_source \
-	M_SAT_MBPS=$sat_mbps M_STAMP=$stamp M_STATUS=$STATUS M_TOTAL=$total \
-	M_RUN_PATCHED=${LAB_ALL_RUN[patched]:-} M_RUN_BASELINE=${LAB_ALL_RUN[baseline]:-} \
-	M_KDIR_PATCHED=${KDIR[patched]} M_KDIR_BASELINE=${KDIR[baseline]} \
-	/usr/bin/python3 "$top/bench/meta.py" write "$OUT/meta.json"
+	local cur=$TI i p b trees=
+	((${#TREES[@]} == 1)) || trees=${TREES[*]}
+	for i in "${!OUTS[@]}"; do
+		use_tree "$i"
+		p=$(slot patched) b=$(slot baseline)
+		M_TOP=$top M_OUT=$OUT M_UDP1470_RATE=$UDP1470_RATE M_RATE_SOURCE=${RATE_SRC[i]:-$rate_source} \
+		M_SAT_MBPS=${SAT_T[i]:-$sat_mbps} M_STAMP=$stamp M_STATUS=$STATUS \
+		M_TOTAL=$((total / ${#OUTS[@]})) M_TREES=$trees \
+		M_RUN_PATCHED=${LAB_ALL_RUN[$p]:-} M_RUN_BASELINE=${LAB_ALL_RUN[$b]:-} \
+		M_KDIR_PATCHED=${KDIR[$p]} M_KDIR_BASELINE=${KDIR[$b]} \
+		/usr/bin/python3 "$top/bench/meta.py" write "$OUT/meta.json"
+	done
+	use_tree "$cur"
 }
 
 # Only the status changes (the EXIT hook: failed or interrupted).
 set_status() {
-	/usr/bin/python3 "$top/bench/meta.py" status "$OUT/meta.json" "$1" ||
-		echo "bench: could not set status $1 in meta.json" >&2
+	local d
+	for d in "${OUTS[@]}"; do
+		[ -f "$d/meta.json" ] || continue
+		/usr/bin/python3 "$top/bench/meta.py" status "$d/meta.json" "$1" ||
+			echo "bench: could not set status $1 in ${d#"$top"/}/meta.json" >&2
+	done
 }
 
 lab_init bench
-mkdir -p "$OUT"
+mkdir -p "${OUTS[@]}"
+use_tree 0
 STATUS=running
 # The plan (bench/plan.py): $OUT/plan-REP.tsv, the runs of each repetition
 # (zeroloss is one run per frame size, zeroloss1470 and zeroloss64), and
@@ -177,6 +232,8 @@ else
 fi
 for rep in $(seq "$reps_last"); do must /usr/bin/python3 "$top/bench/plan.py" "$rep" > "$OUT/plan-$rep.tsv"; done
 must /usr/bin/python3 "$top/bench/plan.py" sat > "$OUT/sat.tsv"
+# the second tree runs the same plan (its directory keeps a copy)
+for d in "${OUTS[@]:1}"; do cp "$OUT"/plan-[0-9]*.tsv "$OUT/sat.tsv" "$d/"; done
 rate_source=given
 if [ -z "$UDP1470_RATE" ]; then
 	rate_source="half the baseline's median saturation rate"
@@ -184,7 +241,7 @@ if [ -z "$UDP1470_RATE" ]; then
 fi
 # Planned: every repetition up to MAX_REPS with REPS=auto (fewer when the
 # verdicts are decided earlier: runs_planned is then lowered to what ran).
-total=$(plan_runs "$OUT/sat.tsv" "$OUT"/plan-[0-9]*.tsv)
+total=$(($(plan_runs "$OUT/sat.tsv" "$OUT"/plan-[0-9]*.tsv) * ${#OUTS[@]}))
 write_meta
 
 # CPU layouts (2 host CPUs): QEMU's vCPU threads, its other threads (the main
@@ -196,11 +253,12 @@ declare -A PIN_CLIENT=([none]=0,1 [split]=0 [client-on-vcpu]=1)
 pin_cur=
 client_pin=()
 apply_pin() {
-	local layout=$1 k cur=$LAB_CUR
+	local layout=$1 s cur=$LAB_CUR line d
 	[ "$layout" != "$pin_cur" ] || return 0
-	for k in patched baseline; do
-		lab_use "$k"
-		echo "$layout $k: $(lab_pin "${PIN_VCPU[$layout]}" "${PIN_REST[$layout]}")" >> "$OUT/pinning.txt"
+	for s in "${SLOTS[@]}"; do
+		lab_use "$s"
+		line="$layout $s: $(lab_pin "${PIN_VCPU[$layout]}" "${PIN_REST[$layout]}")"
+		for d in "${OUTS[@]}"; do echo "$line" >> "$d/pinning.txt"; done
 	done
 	[ -z "$cur" ] || [ "$cur" = main ] || lab_use "$cur"
 	client_pin=(taskset -c "${PIN_CLIENT[$layout]}")
@@ -296,20 +354,24 @@ nic1_setup() {
 }
 
 
-for k in $BOOT_ORDER; do
-	CUR_STEP="the boot of the $k guest"
-	lab_new "$k"
-	lab_boot "${KDIR[$k]}/bzImage" "$top/build/initramfs.img"
-	must lab_ctl /lab/iperf3-server >/dev/null
-	[ "$NICS" != 2 ] || nic1_setup
-	release=$(must lab_ctl uname -r)
-	version=$(must lab_ctl cat /proc/version)
-	echo "$release $version" > "$LAB_RUN/version"
-	# the softirq's settings as the kernel booted with them, before any
-	# run sets NETDEV_BUDGET, NETDEV_BUDGET_USECS and THREADED
-	must lab_ctl grep -H . /proc/sys/net/core/netdev_budget /proc/sys/net/core/netdev_budget_usecs \
-		/sys/class/net/eth0/threaded > "$OUT/softirq-booted-$k.txt"
+for ti in "${!OUTS[@]}"; do
+	use_tree "$ti"
+	for k in $BOOT_ORDER; do
+		CUR_STEP="the boot of the $(slot "$k") guest"
+		lab_new "$(slot "$k")"
+		lab_boot "${KDIR[$(slot "$k")]}/bzImage" "$top/build/initramfs.img"
+		must lab_ctl /lab/iperf3-server >/dev/null
+		[ "$NICS" != 2 ] || nic1_setup
+		release=$(must lab_ctl uname -r)
+		version=$(must lab_ctl cat /proc/version)
+		echo "$release $version" > "$LAB_RUN/version"
+		# the softirq's settings as the kernel booted with them, before any
+		# run sets NETDEV_BUDGET, NETDEV_BUDGET_USECS and THREADED
+		must lab_ctl grep -H . /proc/sys/net/core/netdev_budget /proc/sys/net/core/netdev_budget_usecs \
+			/sys/class/net/eth0/threaded > "$OUT/softirq-booted-$k.txt"
+	done
 done
+use_tree 0
 write_meta
 
 # on_nic NIC CMD...: CMD on the host side of the guest's NIC (eth0: in
@@ -538,18 +600,32 @@ qemu_cpu() {
 
 cpu_delta() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
-# Only the guest being measured runs: the other one is stopped (QMP) so that
-# its timers and housekeeping do not share the host CPUs with the run.
-PAUSED=
+# Only the guest being measured runs: the others are stopped (QMP) so that
+# their timers and housekeeping do not share the host CPUs with the run.
+# pause_other GUEST: stop every other guest still running, and GUEST
+# runs.
+declare -A STOPPED=()
 pause_other() {
-	local this=$1 other=patched
-	[ "$this" = patched ] && other=baseline
-	[ "$PAUSED" != "$other" ] || return 0
-	lab_use "$other"
-	must lab_qmp stop >/dev/null
+	local this=$1 s
+	for s in "${SLOTS[@]}"; do
+		if [ "$s" = "$this" ] || [ -n "${STOPPED[$s]:-}" ]; then continue; fi
+		lab_use "$s"
+		must lab_qmp stop >/dev/null
+		STOPPED[$s]=1
+	done
 	lab_use "$this"
+	[ -n "${STOPPED[$this]:-}" ] || return 0
 	must lab_qmp cont >/dev/null
-	PAUSED=$other
+	unset "STOPPED[$this]"
+}
+# others_cpu: the CPU seconds every other guest's QEMU has used.
+others_cpu() {
+	local s sum=0
+	for s in "${SLOTS[@]}"; do
+		[ "$s" = "$LAB_CUR" ] ||
+			sum=$(awk -v a="$sum" -v b="$(qemu_cpu "${LAB_ALL_QEMU[$s]}")" 'BEGIN { printf "%.2f", a + b }')
+	done
+	echo "$sum"
 }
 
 # The guest-wide settings a profile needs, applied only when they change:
@@ -634,18 +710,16 @@ run_one() {
 	local kernel=${RUN[kernel]} role=${RUN[role]} w=${RUN[weight]} n=${RUN[refill]}
 	local a=${RUN[adaptive]} d=${RUN[defer]} ring=${RUN[ring]} fifo=${RUN[fifo]}
 	local link=${RUN[link]} pin=${RUN[pin]} prof=${RUN[profile]} w1=${RUN[weight_eth1]}
-	local cost=${RUN[cost]} rep=${RUN[rep]} pair=${RUN[pair]} dir=$OUT/raw/$k_run t0 t1 q0 q1
+	local cost=${RUN[cost]} rep=${RUN[rep]} pair=${RUN[pair]} dir=$OUT/raw/${K_T[TI]} t0 t1 q0 q1
 	local res=- offered= rate=$UDP1470_RATE
-	local err= confirmed= load1 c0 c1 o0 o1 other_pid ping_out= cc1 patched=0
+	local err= confirmed= load1 c0 c1 o0 o1 ping_out= cc1 patched=0
 	local two=0 fwd=${RUN[forward]} batch=${RUN[gro_batch]} j0 j1 res1 t0b t1b q0b q1b r0 r1 err1=
 	local common tg0 tg1 g0 g1 g2 g3 traced=0 f0 f1 wake=
 	local budget=${RUN[netdev_budget]} usecs=${RUN[netdev_budget_usecs]} threaded=${RUN[threaded]}
 	mkdir -p "$dir"
 	apply_pin "$pin"
-	pause_other "$kernel"
-	lab_use "$kernel"
+	pause_other "$(slot "$kernel")"
 	guest_alive
-	other_pid=${LAB_ALL_QEMU[$([ "$kernel" = patched ] && echo baseline || echo patched)]}
 	[ "$role" != sat ] || rate=$SAT_OFFER
 	[ "$kernel" != patched ] || [ "$AA" = 1 ] || patched=1
 	# the profile's facts (bench/profiles.py): eth1 carries traffic too; the
@@ -699,7 +773,7 @@ run_one() {
 	read -r load1 _ < /proc/loadavg
 	# a compiler running on the host voids the run (a kernel build)
 	cc1=$(pgrep -c -x 'cc1|cc1plus|ld' || true)
-	c0=$(qemu_cpu "$LAB_QEMU_PID") o0=$(qemu_cpu "$other_pid")
+	c0=$(qemu_cpu "$LAB_QEMU_PID") o0=$(others_cpu)
 	[ "${RUN[ping_load]}" = 0 ] || ping_out=$dir/ping-load.txt
 	case $prof in
 	tcp) res=$dir/iperf.json; PING_OUT=$ping_out iperf "$res" -O 1 ;;
@@ -750,7 +824,7 @@ run_one() {
 			offered=$(ZL_ROUTER=1 IPERF_DST=$LAB_HOST_IP1 IPERF_PORT=$RECEIVER_PORT \
 				zeroloss "$ROUTER_PAYLOAD" "$dir/pdr.json" 1000)
 	fi
-	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(qemu_cpu "$other_pid")
+	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(others_cpu)
 	cc1=$((cc1 + $(pgrep -c -x 'cc1|cc1plus|ld' || true)))
 	if [[ $offered = error* ]]; then
 		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see ${res%.json}*.try.err$([ "$fwd" = 0 ] || echo "; a router trial errs when tap1's count is missing or exceeds what was sent, see pdr.json.trials"))"
@@ -842,39 +916,77 @@ progress() {
 	fi
 }
 # do_runs PLAN: every run of a plan file, its fields by the header's names
-# (every value one word: bench/plan.py checks them).
+# (every value one word: bench/plan.py checks them). With two trees a
+# pair's runs (the plan's consecutive lines of one pair id) run on both,
+# the trees in an order drawn at random (BENCH_SEED), logged to
+# OUT/tree-order.txt.
 do_runs() {
-	local -a head vals
-	local i settings
+	local -a head vals lines=() order
+	local i j settings line n first=0 last pc=-1 ti
 	{
 		IFS=$'\t' read -r -a head
-		while IFS=$'\t' read -r -a vals; do
-			[ "${#vals[@]}" = "${#head[@]}" ] || lab_die "$1: a run with ${#vals[@]} fields, not ${#head[@]}"
-			RUN=() settings=
-			for i in "${!head[@]}"; do
-				RUN[${head[$i]}]=${vals[$i]}
-				settings+=" ${head[$i]}=${vals[$i]}"
-			done
-			k_run=$((k_run + 1))
-			CUR_STEP="run $k_run of $total (${settings# })"
-			printf '\r%s  %-8s %-5s w=%-4s n=%-3s d=%-3s ring=%-4s %-14s %-12s' \
-				"$(progress "$k_run")" "${RUN[kernel]}" "${RUN[role]}" "${RUN[weight]}" \
-				"${RUN[refill]}" "${RUN[defer]}" "${RUN[ring]}" "${RUN[pin]}" "${RUN[profile]}"
-			run_one < /dev/null
-		done
+		while IFS= read -r line; do lines+=("$line"); done
 	} < "$1"
+	for i in "${!head[@]}"; do [ "${head[$i]}" != pair ] || pc=$i; done
+	n=${#lines[@]}
+	while ((first < n)); do
+		last=$((first + 1))
+		if ((pc >= 0)); then
+			IFS=$'\t' read -r -a vals <<<"${lines[first]}"
+			line=${vals[pc]}
+			while ((last < n)); do
+				IFS=$'\t' read -r -a vals <<<"${lines[last]}"
+				[ "${vals[pc]}" = "$line" ] || break
+				last=$((last + 1))
+			done
+		fi
+		order=("${!OUTS[@]}")
+		if ((${#OUTS[@]} > 1)) && ((RANDOM % 2)); then order=(1 0); fi
+		((${#OUTS[@]} == 1)) || echo "$(basename "$1") ${line:-} ${TREES[order[0]]} ${TREES[order[1]]}" >> "$OUT_TOP/tree-order.txt"
+		for ti in "${order[@]}"; do
+			use_tree "$ti"
+			for ((i = first; i < last; i++)); do
+				IFS=$'\t' read -r -a vals <<<"${lines[i]}"
+				[ "${#vals[@]}" = "${#head[@]}" ] || lab_die "$1: a run with ${#vals[@]} fields, not ${#head[@]}"
+				RUN=() settings=
+				for j in "${!head[@]}"; do
+					RUN[${head[$j]}]=${vals[$j]}
+					settings+=" ${head[$j]}=${vals[$j]}"
+				done
+				k_run=$((k_run + 1)) K_T[ti]=$((K_T[ti] + 1))
+				CUR_STEP="run $k_run of $total (${settings# }$( ((${#OUTS[@]} == 1)) || echo " tree=${TREES[ti]}"))"
+				printf '\r%s  %-8s %-5s w=%-4s n=%-3s d=%-3s ring=%-4s %-14s %-12s%s' \
+					"$(progress "$k_run")" "${RUN[kernel]}" "${RUN[role]}" "${RUN[weight]}" \
+					"${RUN[refill]}" "${RUN[defer]}" "${RUN[ring]}" "${RUN[pin]}" "${RUN[profile]}" \
+					"$( ((${#OUTS[@]} == 1)) || echo " ${TREES[ti]}")"
+				run_one < /dev/null
+			done
+		done
+		first=$last
+	done
+	use_tree 0
 }
-echo "bench: $total runs, results in ${OUT#"$top"/}"
+echo "bench: $total runs, results in ${OUT_TOP#"$top"/}$( ((${#OUTS[@]} == 1)) || echo " (${TREES[*]}: one directory each)")"
+((${#OUTS[@]} == 1)) || RANDOM=$BENCH_SEED	# the trees' order in each pair
 do_runs "$OUT/sat.tsv"
-if [ "$(plan_runs "$OUT/sat.tsv")" -gt 0 ]; then
-	sat_mbps=$(/usr/bin/python3 - "$csv" <<'PY'
+sat_median() {	# sat_median CSV: the baseline's median saturation rate, or ""
+	/usr/bin/python3 - "$1" <<'PY'
 import csv, statistics, sys
 v = [float(r["mbps"]) for r in csv.DictReader(open(sys.argv[1]))
      if r["role"] == "sat" and r["kernel"] == "baseline" and r["status"] == "ok" and r["mbps"]]
 print("%.1f" % statistics.median(v) if v else "")
 PY
-)
+}
+if [ "$(plan_runs "$OUT/sat.tsv")" -gt 0 ]; then
+	sat_mbps=$(sat_median "$csv")
 	[ -n "$sat_mbps" ] || lab_die "no saturation measurement of the baseline succeeded (see $OUT/raw/*/iperf.json.err)"
+	# two trees: one load for both, the first tree's (like for like);
+	# each tree's meta.json keeps its own baseline's saturation
+	if ((${#OUTS[@]} > 1)); then
+		SAT_T=("$sat_mbps" "$(sat_median "${OUTS[1]}/runs.csv")")
+		[ "$rate_source" = given ] ||
+			RATE_SRC=("$rate_source" "half the ${TREES[0]} baseline's median saturation rate (one load for both trees)")
+	fi
 	UDP1470_RATE=$(/usr/bin/python3 -c 'import sys; print("%dM" % max(1, round(float(sys.argv[1]) / 2)))' "$sat_mbps")
 	printf '\nbench: baseline saturates at %s Mbit/s (median of %s); udp1470 offers %s\n' \
 		"$sat_mbps" "$SAT_REPS" "$UDP1470_RATE"
@@ -887,31 +999,50 @@ for rep in $(seq "$reps_last"); do
 	do_runs "$OUT/plan-$rep.tsv"
 	reps_done=$rep
 	if [ "$REPS" = auto ] && ((rep >= reps_first && rep < reps_last)); then
-		if /usr/bin/python3 "$top/bench/report.py" --decided "$OUT" > "$OUT/decided.txt" 2>&1; then
+		undecided=0
+		for d in "${OUTS[@]}"; do
+			/usr/bin/python3 "$top/bench/report.py" --decided "$d" > "$d/decided.txt" 2>&1 || undecided=1
+		done
+		if [ "$undecided" = 0 ]; then
 			printf '\nbench: every question decided after %d repetitions\n' "$rep"
 			break
 		fi
 	fi
 done
-for rep in $(seq $((reps_done + 1)) "$reps_last"); do rm -f "$OUT/plan-$rep.tsv"; done
+for rep in $(seq $((reps_done + 1)) "$reps_last"); do
+	for d in "${OUTS[@]}"; do rm -f "$d/plan-$rep.tsv"; done
+done
 total=$k_run
 echo
 CUR_STEP="the poweroff after the last run"
-for k in patched baseline; do
-	lab_use "$k"
-	lab_qmp cont >/dev/null 2>&1 || true	# a stopped guest cannot power off
-	lab_poweroff || true
-	cp "$LAB_RUN/console.log" "$OUT/console-$k.log"
-	cp "$LAB_RUN/qemu.cmdline" "$OUT/qemu-$k.cmdline"
-	splats=$(lab_console_splats)
-	[ -z "$splats" ] || echo "bench: the $k kernel logged errors (see $OUT/console-$k.log): $splats" >&2
+for ti in "${!OUTS[@]}"; do
+	use_tree "$ti"
+	for k in patched baseline; do
+		lab_use "$(slot "$k")"
+		lab_qmp cont >/dev/null 2>&1 || true	# a stopped guest cannot power off
+		lab_poweroff || true
+		cp "$LAB_RUN/console.log" "$OUT/console-$k.log"
+		cp "$LAB_RUN/qemu.cmdline" "$OUT/qemu-$k.cmdline"
+		splats=$(lab_console_splats)
+		[ -z "$splats" ] || echo "bench: the $(slot "$k") kernel logged errors (see $OUT/console-$k.log): $splats" >&2
+	done
 done
+use_tree 0
 STATUS=complete
 write_meta	# again, with every CPU layout as applied
 CUR_STEP="the report"
 IN_REPORT=1
 rc=0
-/usr/bin/python3 "$top/bench/report.py" "$OUT" || rc=$?
+for d in "${OUTS[@]}"; do
+	r=0
+	/usr/bin/python3 "$top/bench/report.py" "$d" || r=$?
+	[ "$rc" -ne 0 ] || rc=$r
+done
+if ((${#OUTS[@]} > 1)); then
+	/usr/bin/python3 "$top/bench/trees.py" "${OUTS[0]}" "${OUTS[1]}" \
+		--out "$OUT_TOP/trees.md" --json "$OUT_TOP/trees.json" || { [ "$rc" -ne 0 ] || rc=1; }
+	echo "bench: ${TREES[1]} against ${TREES[0]}, paired across the trees: ${OUT_TOP#"$top"/}/trees.md"
+fi
 IN_REPORT=0
 # 3: an A/A interval excludes 1.0 (make aa fails: the method is broken)
 # 4: make aa judged nothing (no A/A interval: it cannot vouch for the method)

@@ -21,6 +21,17 @@ from.
 
 Needs at least MIN_N runs per tree and cell for an interval; a cell with
 fewer, or a sweep that did not complete, gets none.
+
+Paired, when R_A and R_B are the two halves of one sweep of both trees
+(`make bench LINUX="6.1 6.12"`: their meta.json name the same "trees",
+start and seed). That sweep booted the four kernels and ran one plan on
+both trees, each pair's two runs on one tree right before or after the
+other tree's, so a run of 6.12 has a twin of the same kernel, profile and
+settings on 6.1 minutes apart, with the same pair id. The ratio is then
+B / A over those twins, the Hodges-Lehmann estimate with its Wilcoxon
+interval (bench/paired.py, as the sweep's own verdicts), per setting:
+the drift of the host cancels inside a pair; code and layout still differ
+at once. MIN_PAIRS twins (6) give an interval.
 """
 import argparse
 import json
@@ -30,6 +41,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import paired  # noqa: E402
 import report  # noqa: E402
 
 MIN_N = 6
@@ -62,6 +74,51 @@ def moses(a, b, alpha_z=Z95):
     if k < 1:
         return None
     return (math.exp(statistics.median(d)), math.exp(d[k - 1]), math.exp(d[m * n - k]))
+
+
+# What a pair's runs share besides kernel and profile (bench/plan.py's axes,
+# and the NIC of a two-NIC row): the settings a paired cell is made of.
+AXES = ("weight", "refill", "adaptive", "defer", "ring", "fifo", "link", "cost",
+        "weight_eth1", "netdev_budget", "netdev_budget_usecs", "threaded", "nic")
+
+
+def one_sweep(ma, mb):
+    """Whether two meta.json are the halves of one sweep of both trees."""
+    t = ma.get("trees")
+    return bool(t) and t == mb.get("trees") and all(
+        ma.get(k) == mb.get(k) for k in ("started_utc", "bench_seed"))
+
+
+def setting(r):
+    return tuple(r.get(k) or "" for k in AXES)
+
+
+def twins(ra, rb, kernel, profile, key):
+    """{setting: [(a, b)]}: each ok sweep run of A with its twin in B (same
+    kernel, profile, settings and pair id), by METRIC key; a twin missing or
+    without the value leaves the pair out."""
+    def index(rows):
+        out = {}
+        for r in rows:
+            if r["status"] == "ok" and r["role"] == "sweep" and r["kernel"] == kernel \
+                    and r["profile"] == profile:
+                v = report.value(r, key)
+                if v is not None and math.isfinite(v):
+                    out[(setting(r), r.get("pair"))] = v
+        return out
+    ia, ib = index(ra), index(rb)
+    res = {}
+    for (st, pair), va in sorted(ia.items()):
+        if (st, pair) in ib:
+            res.setdefault(st, []).append((va, ib[(st, pair)]))
+    return res
+
+
+def settings_label(profile_settings, st):
+    """The axes that vary among a profile's settings, as "weight 16, cost 0"
+    (empty when it has one)."""
+    vary = [i for i, k in enumerate(AXES) if len({x[i] for x in profile_settings}) > 1]
+    return ", ".join("%s %s" % (AXES[i], st[i]) for i in vary)
 
 
 def cell(rows, kernel, profile, key):
@@ -98,17 +155,23 @@ def records(a_dir, b_dir):
     if ta == tb:
         ta, tb = ta + " (A)", tb + " (B)"
     complete = ma.get("status") == "complete" and mb.get("status") == "complete"
+    is_paired = one_sweep(ma, mb)
     doc = {"schema": 1, "trees": [ta, tb], "complete": complete,
            "sweeps": [{"tree": t, "dir": os.path.basename(os.path.normpath(d)),
                        "status": m.get("status"), "git": m.get("git_revision", "?")}
                       for m, d, t in ((ma, a_dir, ta), (mb, b_dir, tb))],
            "offered": {}, "verdicts": [],
            "within": [verdicts(a_dir), verdicts(b_dir)]}
+    if is_paired:  # unpaired records (sweeps 39-40) stay as recorded
+        doc["paired"] = True
     for prof in sorted({r["profile"] for r in ra + rb if r["role"] == "sweep"}):
         doc["offered"][prof] = [[o for o in sorted({r["offered_mbps"] for r in rs
                                                     if r["status"] == "ok" and r["profile"] == prof
                                                     and r["role"] == "sweep"}) if o]
                                 for rs in (ra, rb)]
+        if is_paired:
+            doc["verdicts"] += paired_records(ra, rb, prof, complete)
+            continue
         for kernel in ("baseline", "patched"):
             for key, label, kernels in METRICS:
                 if kernel not in kernels:
@@ -130,6 +193,33 @@ def records(a_dir, b_dir):
     return doc
 
 
+def paired_records(ra, rb, prof, complete):
+    """The records of one profile of a sweep of both trees: per kernel,
+    setting and metric, the twins' ratio B / A (bench/paired.py's
+    Hodges-Lehmann with its Wilcoxon interval; a count with a zero, the
+    ratio of the means with its bootstrap interval)."""
+    out = []
+    for kernel in ("baseline", "patched"):
+        for key, label, kernels in METRICS:
+            if kernel not in kernels:
+                continue
+            cells = twins(ra, rb, kernel, prof, key)
+            for st, pairs in sorted(cells.items()):
+                rec = {"kind": "tree", "profile": prof, "kernel": kernel, "metric": key,
+                       "label": label, "setting": dict(zip(AXES, st)),
+                       "a": [a for a, _ in pairs], "b": [b for _, b in pairs], "n": len(pairs),
+                       "ratio": None, "ci_low": None, "ci_high": None, "verdict": "no_interval"}
+                c = paired.compare([(b, a) for a, b in pairs], ">= 1x")
+                rec["ratio"] = c["ratio"]
+                if complete and c["ci_low"] is not None and c["ci_low"] > 0 \
+                        and math.isfinite(c["ci_high"]):
+                    rec["ci_low"], rec["ci_high"] = c["ci_low"], c["ci_high"]
+                    rec["verdict"] = "differs" if (c["ci_low"] > 1 or c["ci_high"] < 1) \
+                        else "no_difference"
+                out.append(rec)
+    return out
+
+
 WORDS = {"differs": "differs", "no_difference": "no difference seen",
          "no_interval": "no interval"}
 
@@ -140,11 +230,22 @@ def render(doc):
     out = ["# %s against %s: the same sweep on two trees" % (tb, ta), ""]
     for sw in doc["sweeps"]:
         out.append("- %s: `%s`, status %s, git %s" % (sw["tree"], sw["dir"], sw["status"], sw["git"]))
-    out += ["", "Unpaired: the two sweeps ran one after the other, so time, code and",
-            "layout differ at once; an interval that excludes 1 says the images",
-            "behave differently here, not why.%s" % ("" if doc["complete"] else
-                                                     " **A sweep is not complete: no intervals.**"), ""]
+    incomplete = "" if doc["complete"] else " **A sweep is not complete: no intervals.**"
+    if doc.get("paired"):
+        out += ["", "Paired: one sweep booted the four kernels and ran each pair on both",
+                "trees back to back, in an order drawn at random; each ratio is over the",
+                "twins (same kernel, profile, settings and pair), so the host's drift",
+                "cancels inside a pair, but code and layout still differ at once: an",
+                "interval that excludes 1 says the trees' images behave differently",
+                "here, not why. 95 %% each, no correction for their number.%s" % incomplete, ""]
+    else:
+        out += ["", "Unpaired: the two sweeps ran one after the other, so time, code and",
+                "layout differ at once; an interval that excludes 1 says the images",
+                "behave differently here, not why.%s" % incomplete, ""]
     for prof, (oa, ob) in doc["offered"].items():
+        if doc.get("paired"):
+            out += render_paired(doc, prof, oa, ob)
+            continue
         out.append("## %s" % prof)
         if oa != ob:
             out.append("")
@@ -168,6 +269,30 @@ def render(doc):
     va, vb = doc["within"]
     for name in [n for n in va if n in vb] + [n for n in vb if n not in va]:
         out.append("| %s | %s | %s |" % (name, va.get(name, "-"), vb.get(name, "-")))
+    return out
+
+
+def render_paired(doc, prof, oa, ob):
+    """One profile's tables of a paired comparison: one per setting."""
+    ta, tb = doc["trees"]
+    recs = [r for r in doc["verdicts"] if r["profile"] == prof]
+    sts = sorted({tuple(r["setting"][k] for k in AXES) for r in recs})
+    out = []
+    if oa != ob:
+        out += ["Offered load differs (%s: %s, %s: %s Mbit/s), so rates and drops are not "
+                "like for like." % (ta, "/".join(oa) or "-", tb, "/".join(ob) or "-"), ""]
+    for st in sts:
+        lab = settings_label(sts, st)
+        out += ["## %s%s" % (prof, ": " + lab if lab else ""), "",
+                "| kernel | metric | %s | %s | %s / %s (pairs) | 95 %% CI | |" % (ta, tb, tb, ta),
+                "|---|---|---|---|---|---|---|"]
+        for rec in (r for r in recs if tuple(r["setting"][k] for k in AXES) == st):
+            ratio = "-" if rec["ratio"] is None else "%.2fx" % rec["ratio"]
+            ci = "-" if rec["ci_low"] is None else "%.2f - %.2f" % (rec["ci_low"], rec["ci_high"])
+            out.append("| %s | %s | %s | %s | %s (%d) | %s | %s |" % (
+                rec["kernel"], rec["label"], summary(rec["a"]), summary(rec["b"]), ratio,
+                rec["n"], ci, WORDS[rec["verdict"]]))
+        out.append("")
     return out
 
 

@@ -309,6 +309,13 @@ if [ "${HOST_TESTS:-1}" = 1 ]; then
 	PHASE=failures
 	host_ktap failures 1800 "$top/qemu/hosttests/failures"
 fi
+# Both trees in one sweep (make bench LINUX="6.1 6.12"): with the 6.12
+# suite, whose kernels it needs (6.1's are built if missing), whatever
+# HOST_TESTS says: it tests the cross-tree sweep, not the harness alone.
+if [ "$LAB_LINUX" = 6.12 ]; then
+	PHASE=trees
+	host_ktap trees 2400 "$top/qemu/hosttests/trees"
+fi
 
 # The soak's console scanner on canned consoles of every kind of kernel
 # report (make soak; no guest, no lab run, a second or so).

@@ -112,7 +112,18 @@ BAD = [
      "the measured saturation)"),
     ("lab", {"PAD": "4097"}, "lab: PAD: 4097 is not a multiple of 16"),
     ("lab", {"LINUX": "6.2"}, "lab: LINUX: '6.2' is not one of: 6.1 6.12"),
-    ("bench", {"LINUX": "6.1 6.12"}, "bench: LINUX: one value, not '6.1 6.12'"),
+    ("lab", {"LINUX": "6.1 6.12"}, 'lab: LINUX: one tree here, not "6.1 6.12" (only make bench '
+     'compares two: make bench LINUX="6.1 6.12")'),
+    ("bench", {"LINUX": "6.1 6.12", "AA": "1"}, 'bench: LINUX: one tree here, not "6.1 6.12" (only '
+     'make bench compares two: make bench LINUX="6.1 6.12")'),
+    ("bench", {"LINUX": "6.1 6.12", "QUICK": "1"}, 'bench: LINUX: one tree here, not "6.1 6.12" '
+     '(only make bench compares two: make bench LINUX="6.1 6.12")'),
+    ("bench", {"LINUX": "6.12 6.1"}, 'bench: LINUX: two trees in the order "6.1 6.12", not '
+     '"6.12 6.1" (the first is the reference of the ratios)'),
+    ("bench", {"LINUX": "6.12 6.12"}, "bench: LINUX: a tree named twice in '6.12 6.12'"),
+    ("bench", {"LINUX": "6.1 6.2"}, "bench: LINUX: '6.2' is not one of: 6.1 6.12"),
+    ("soak", {"LINUX": "6.1 6.12"}, 'soak: LINUX: one tree here, not "6.1 6.12" (only make bench '
+     'compares two: make bench LINUX="6.1 6.12")'),
     ("soak", {"LINUX": "6.12"}, "soak: LINUX: make soak builds its debug kernel from 6.1 only, "
      "not 6.12"),
     ("race", {"WHAT": "tp", "LINUX": "6.12"}, "race: LINUX: make race builds its debug kernel "

@@ -19,6 +19,7 @@ def fake_env(tmp_path, **kv):
     e.update(M_TOP=TOP, M_OUT=str(tmp_path), M_UDP1470_RATE="-", M_RATE_SOURCE="unused",
              M_SAT_MBPS="", M_STAMP="20270101T000000Z", M_STATUS="running", M_TOTAL="12",
              M_KDIR_PATCHED=str(tmp_path / "k1"), M_KDIR_BASELINE=str(tmp_path / "k2"))
+    e.update((k, v) for k, v in kv.items() if k.startswith("M_"))
     return e
 
 
@@ -56,6 +57,15 @@ def test_the_tree_is_recorded(tmp_path, monkeypatch):
     assert m["kernels"]["baseline"]["source"] == {}
     m = written(tmp_path, monkeypatch)
     assert m["linux"] == "6.1" and "LINUX" not in m["parameters"]
+
+
+def test_a_half_of_a_sweep_of_both_trees_says_so(tmp_path, monkeypatch):
+    """make bench LINUX="6.1 6.12": each tree's meta.json has its own tree
+    as "linux" and both as "trees" (bench/trees.py pairs the halves by
+    them); a one-tree sweep has no "trees"."""
+    m = written(tmp_path, monkeypatch, LINUX="6.12", M_TREES="6.1 6.12")
+    assert (m["linux"], m["trees"]) == ("6.12", ["6.1", "6.12"])
+    assert "trees" not in written(tmp_path, monkeypatch, LINUX="6.12")
 
 
 def test_every_recorded_key_is_still_written(tmp_path, monkeypatch):

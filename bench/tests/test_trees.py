@@ -1,4 +1,4 @@
-"""bench/trees.py: the same sweep on two trees, unpaired."""
+"""bench/trees.py: the same sweep on two trees, unpaired, and the halves of one sweep of both, paired."""
 import csv
 import json
 import os
@@ -120,3 +120,85 @@ def test_main_writes_the_records_and_the_markdown(tmp_path):
     assert rec["verdict"] == "differs" and rec["ci_low"] > 1
     with open(md) as f:
         assert f.read() == "\n".join(trees.render(doc)) + "\n"
+
+
+def half(path, linux, mbps, pairs, weight="64", meta=None, drop=()):
+    """One tree's half of a sweep of both trees: pair ids, settings."""
+    os.makedirs(path, exist_ok=True)
+    m = {"linux": linux, "status": "complete", "git_revision": "x", "trees": ["6.1", "6.12"],
+         "started_utc": "20261207T070000Z", "bench_seed": 7}
+    m.update(meta or {})
+    with open(os.path.join(path, "meta.json"), "w") as f:
+        json.dump(m, f)
+    fields = FIELDS + ["pair", "weight", "cost"]
+    new = not os.path.exists(os.path.join(path, "runs.csv"))
+    with open(os.path.join(path, "runs.csv"), "a", newline="") as f:
+        w = csv.DictWriter(f, fields)
+        if new:
+            w.writeheader()
+        for k, pair in enumerate(pairs):
+            for kernel in ("baseline", "patched"):
+                if (kernel, pair) in drop:
+                    continue
+                w.writerow({"status": "ok", "role": "sweep", "kernel": kernel, "profile": "tcp",
+                            "mbps": mbps[k], "irqs": 100, "rx_packets": 10000,
+                            "napi_work": 10000, "napi_polls": 500, "napi_quota_full": 0,
+                            "fifo_drops": 10 + k, "pair": pair, "weight": weight, "cost": "0"})
+    return path
+
+
+def test_the_halves_of_one_sweep_are_paired_by_twin(tmp_path):
+    """A run's twin is the other tree's run of the same pair: a drift that
+    both share cancels, which the unpaired comparison cannot do."""
+    rng = random.Random(5)
+    drift = [300 * rng.uniform(0.5, 1.5) for _ in range(8)]   # the host, pair by pair
+    pairs = ["%d-1" % (k + 1) for k in range(8)]
+    a = half(str(tmp_path / "a"), "6.1", drift, pairs)
+    b = half(str(tmp_path / "b"), "6.12", [1.05 * x for x in drift], pairs)
+    doc = trees.records(a, b)
+    assert doc["paired"] is True
+    rec = [r for r in doc["verdicts"] if r["kernel"] == "baseline" and r["metric"] == "mbps"][0]
+    assert rec["n"] == 8 and abs(rec["ratio"] - 1.05) < 1e-9
+    assert rec["ci_low"] > 1 and rec["verdict"] == "differs"
+    # unpaired, the same numbers cannot tell 5 % inside a +-50 % drift
+    assert trees.moses(rec["a"], rec["b"])[1] < 1
+    text = trees.render(doc)
+    assert any(line.startswith("Paired: one sweep booted the four kernels") for line in text)
+    assert any(line.startswith("| baseline | Mbit/s |") and "1.05x (8)" in line for line in text)
+
+
+def test_twins_need_the_same_pair_and_setting(tmp_path):
+    pairs = ["%d-1" % (k + 1) for k in range(8)]
+    vals = [300.0 + 7 * k for k in range(8)]
+    a = half(str(tmp_path / "a"), "6.1", vals, pairs, drop={("patched", "3-1")})
+    half(a, "6.1", vals, pairs, weight="16")
+    b = half(str(tmp_path / "b"), "6.12", vals, pairs)
+    half(b, "6.12", vals, pairs, weight="16")
+    doc = trees.records(a, b)
+    mb = [r for r in doc["verdicts"] if r["kernel"] == "patched" and r["metric"] == "mbps"]
+    assert sorted((r["setting"]["weight"], r["n"]) for r in mb) == [("16", 8), ("64", 7)]
+    assert all(r["verdict"] == "no_difference" and r["ratio"] == 1.0 for r in mb)
+    heads = [line for line in trees.render(doc) if line.startswith("## tcp")]
+    assert heads == ["## tcp: weight 16", "## tcp: weight 64"]
+
+
+def test_halves_of_two_sweeps_stay_unpaired(tmp_path):
+    pairs = ["%d-1" % (k + 1) for k in range(8)]
+    vals = [300.0 + 7 * k for k in range(8)]
+    a = half(str(tmp_path / "a"), "6.1", vals, pairs)
+    b = half(str(tmp_path / "b"), "6.12", vals, pairs, meta={"started_utc": "20261207T080000Z"})
+    doc = trees.records(a, b)
+    assert "paired" not in doc and all("setting" not in r for r in doc["verdicts"])
+    assert trees.one_sweep({"trees": ["6.1", "6.12"], "started_utc": "s", "bench_seed": 1},
+                           {"trees": ["6.1", "6.12"], "started_utc": "s", "bench_seed": 1})
+    assert not trees.one_sweep({}, {})
+
+
+def test_a_paired_half_that_did_not_complete_gets_no_interval(tmp_path):
+    pairs = ["%d-1" % (k + 1) for k in range(8)]
+    vals = [300.0 + 7 * k for k in range(8)]
+    a = half(str(tmp_path / "a"), "6.1", vals, pairs)
+    b = half(str(tmp_path / "b"), "6.12", [2 * x for x in vals], pairs, meta={"status": "failed"})
+    doc = trees.records(a, b)
+    rec = [r for r in doc["verdicts"] if r["kernel"] == "baseline" and r["metric"] == "mbps"][0]
+    assert rec["verdict"] == "no_interval" and rec["ci_low"] is None and abs(rec["ratio"] - 2) < 1e-9
