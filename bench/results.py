@@ -105,6 +105,10 @@ SWEEPS = {
     "layout-aa-router200-pad2048": ("49", "result"),
     "layout-aa-router200-pad20480": ("50", "result"),
     "layout-aa-router200-pad6144-bootorder": ("51", "result"),
+    "layout-aa-tcp-router-cost": ("52", "result"),
+    "layout-aa-tcp-router-cost-2": ("53", "result"),
+    "trees-paired-6.1": ("54", "result"),
+    "trees-paired-6.12": ("55", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 

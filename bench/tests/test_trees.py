@@ -202,3 +202,18 @@ def test_a_paired_half_that_did_not_complete_gets_no_interval(tmp_path):
     doc = trees.records(a, b)
     rec = [r for r in doc["verdicts"] if r["kernel"] == "baseline" and r["metric"] == "mbps"][0]
     assert rec["verdict"] == "no_interval" and rec["ci_low"] is None and abs(rec["ratio"] - 2) < 1e-9
+
+
+def test_the_recorded_paired_comparison_renders_again():
+    """docs/results/trees-paired.{json,md} are what trees.py gives for
+    sweeps 54 and 55, the two halves of one make bench LINUX="6.1 6.12",
+    compared pair by pair."""
+    res = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "results")
+    doc = trees.records(os.path.join(res, "trees-paired-6.1"),
+                        os.path.join(res, "trees-paired-6.12"))
+    assert doc["paired"] is True
+    with open(os.path.join(res, "trees-paired.json")) as f:
+        recorded = json.load(f)
+    assert json.loads(json.dumps(doc)) == recorded
+    with open(os.path.join(res, "trees-paired.md")) as f:
+        assert "\n".join(trees.render(recorded)) + "\n" == f.read()
