@@ -109,32 +109,55 @@ half_ok() {	# half_ok RATE REF: RATE >= REF / 2
 # Connection refused": the second of three back-to-back probes here): a
 # refused or busy connect is tried again, up to 5 times 0.5 s apart, and
 # only then counts as 0.
+# Around each probe, probe_state NAME.before/.after snapshot the guest's CPU
+# split, TCP and driver counters and QEMU's host CPU (bench/probestate.py
+# reads them): a slow probe then says whether the guest or the host was busy.
+probe_state() {
+	local ticks
+	{
+		lab_ctl --timeout 20 'echo "## stat"; head -n 1 /proc/stat; echo "## net"; cat /proc/net/netstat /proc/net/snmp; echo "## ethtool"; ethtool -S eth0' ||
+			echo "## failed"
+		ticks=$(awk '{ print $14 + $15 }' "/proc/$LAB_QEMU_PID/stat" 2>/dev/null) &&
+			printf '## host\n%s %s\n' "$EPOCHREALTIME" "$ticks"
+	} > "$LAB_RUN/$1" 2>&1
+}
+probe_why() {	# probe_why NAME: one line on where NAME's probe time went
+	/usr/bin/python3 "$LAB_TOP/bench/probestate.py" "$LAB_RUN/$1.before" "$LAB_RUN/$1.after" 2>&1 |
+		head -n 1
+}
 tcp_rate() {
 	local try
 	for try in 1 2 3 4 5; do
+		probe_state "$1.before"
 		lab_host timeout 30 iperf3 -c "$G" -p 5203 -t 4 -O 1 --json > "$LAB_RUN/$1.json" 2>&1 || true
+		probe_state "$1.after"
 		grep -qE '"error":.*(unable to connect|server is busy)' "$LAB_RUN/$1.json" || break
 		cp "$LAB_RUN/$1.json" "$LAB_RUN/$1.refused-$try.json"
 		((try == 5)) || sleep 0.5
 	done
 	mbps "$LAB_RUN/$1.json"
 }
-# Has traffic recovered? recovered_rate NAME: up to three TCP probes, until
-# one reaches half the pre-soak rate; sets rate (the best) and rates (every
-# probe, in order). A driver that did not recover (a ring left without
-# buffers, the queue stopped) fails all three; one slow probe is the host as
-# often as the guest: CI saw 36 and 38 Mbit/s after the fault windows and 59
-# after the soak against 118 before, on a run whose windows here gave 91
-# and 104 against 132.
+# Has traffic recovered? recovered_rate NAME: up to five TCP probes (some
+# 30 s), until one reaches half the pre-soak rate; sets rate (the best),
+# rates (every probe, in order) and slow (where each slow probe's time
+# went, bench/probestate.py). A driver that did not recover (a ring left
+# without buffers, the queue stopped) fails all five. A slow spell is not
+# rare on the debug kernel: CI saw 36 and 38 Mbit/s after the fault windows
+# and 59 after the soak against 118 before; here, after windows of page
+# faults at 25 %, first probes of 18.7 and 19.8 Mbit/s against about 60,
+# with no retransmission and a full congestion window, and the next probe
+# at 35.2 and 31.8; a CI run then had three probes in a row below half
+# (2026-12-07). Where that time goes is what slow now records.
 recovered_rate() {
 	local i r
-	rate=0 rates=
-	for i in 1 2 3; do
+	rate=0 rates= slow=
+	for i in 1 2 3 4 5; do
 		r=$(tcp_rate "$1-$i")
 		rates=${rates:+$rates, }$r
 		/usr/bin/python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))' \
 			"$r" "$rate" && rate=$r
 		! half_ok "$rate" "$rate0" || break
+		slow+=$'\n'"  probe $i, $r Mbit/s: $(probe_why "$1-$i")"
 	done
 }
 # Ping until an answer, at most LIMIT s: prints the seconds it took, or fails.
@@ -240,7 +263,8 @@ r1=$(tcp_rate pre-soak-1) r2=$(tcp_rate pre-soak-2) r3=$(tcp_rate pre-soak-3)
 rate0=$(/usr/bin/python3 -c 'import sys; print(sorted(float(a) for a in sys.argv[1:])[1])' "$r1" "$r2" "$r3")
 log "pre-soak TCP rate $rate0 Mbit/s (the median of $r1, $r2, $r3)"
 if half_ok "$rate0" 0.000001; then
-	result 0 pre_soak_rate "host to guest TCP before the soak: $rate0 Mbit/s, the median of $r1, $r2 and $r3"
+	result 0 pre_soak_rate "host to guest TCP before the soak: $rate0 Mbit/s, the median of $r1, $r2 and $r3$(
+		for i in 1 2 3; do printf '\n  probe %s: %s' "$i" "$(probe_why "pre-soak-$i")"; done)"
 else
 	result 1 pre_soak_rate "no TCP throughput before the soak"
 	lab_die "no traffic before the soak: $(tail -n 3 "$LAB_RUN"/pre-soak-[123].json)"
@@ -268,7 +292,7 @@ out=$(gsoak 60 start "$seed" "$tp_mode") || lab_die "churn did not start: $out"
 traffic 9>&- &
 traffic_pid=$!
 start=$SECONDS
-fw_ok=0 fw_n=0 rec_ok=0 rate_ok=0 fl_ok=0 fl_n=0 rl_ok=0 rl_n=0
+fw_ok=0 fw_n=0 rec_ok=0 rate_ok=0 rate_miss= fl_ok=0 fl_n=0 rl_ok=0 rl_n=0
 kinds=(page slab both) probs=(100 50 25)
 for ((n = 0; n < ${#events[@]}; n++)); do
 	# Spread what is left over the time that is left, +-50 %.
@@ -303,8 +327,9 @@ for ((n = 0; n < ${#events[@]}; n++)); do
 		half_ok "$rate" "$rate0" && r_ok=0 || r_ok=1
 		((hit == 0)) && fw_ok=$((fw_ok + 1))
 		((rec == 0)) && rec_ok=$((rec_ok + 1))
-		((r_ok == 0)) && rate_ok=$((rate_ok + 1))
-		diag "fault window $fw_n ($kind, $prob %, $wsecs s): $inj faults injected, alloc_rx_buff_failed $f0 -> $f1, ping after $took s, TCP $rates Mbit/s (pre-soak $rate0)"
+		((r_ok == 0)) && rate_ok=$((rate_ok + 1)) ||
+			rate_miss+=$'\n'"window $fw_n ($kind, $prob %): TCP $rates Mbit/s$slow"
+		diag "fault window $fw_n ($kind, $prob %, $wsecs s): $inj faults injected, alloc_rx_buff_failed $f0 -> $f1, ping after $took s, TCP $rates Mbit/s (pre-soak $rate0)$slow"
 		log "fault window $fw_n: $inj injected, alloc_rx_buff_failed $f0 -> $f1, ping $took s, TCP $rates Mbit/s"
 		gsoak 60 resume >/dev/null || lab_die "guest churn did not resume"
 		resume_traffic
@@ -374,7 +399,7 @@ diag "traffic runs completed/started: $runs"
 
 result "$(t [ "$fw_ok" -eq "$fw_n" ])" fault_windows_hit_rx_refill "$fw_ok of $fw_n windows injected faults and made alloc_rx_buff_failed rise"
 result "$(t [ "$rec_ok" -eq "$fw_n" ])" recovered_within_5s "$rec_ok of $fw_n windows: the guest answered a ping within 5 s of the window's end"
-result "$(t [ "$rate_ok" -eq "$fw_n" ])" rate_after_fault_windows "$rate_ok of $fw_n windows: TCP afterwards at least half the pre-soak $rate0 Mbit/s (in one of three probes at most)"
+result "$(t [ "$rate_ok" -eq "$fw_n" ])" rate_after_fault_windows "$rate_ok of $fw_n windows: TCP afterwards at least half the pre-soak $rate0 Mbit/s (in one of five probes at most)$rate_miss"
 mism=$(kv knob_mismatches "$out")
 result "$(t [ "$mism" = 0 ])" knob_writes_as_expected \
 	"$knob_writes knob writes (devlink: $(kv devlink_sent "$out") sent, $(kv devlink_bad "$out") bad, $(kv devlink_failed "$out") refused); $mism not as expected$([ "$mism" = 0 ] || grep -E '^(mismatch|devlink)_detail' <<<"$out" | sed 's/^[a-z_]* /\n  /')"
@@ -395,7 +420,7 @@ took=$(ping_within 10) || took=
 recovered_rate post-soak
 after_ok() { [ -n "$took" ] && half_ok "$rate" "$rate0"; }
 result "$(t after_ok)" traffic_after_soak \
-	"ping after ${took:-(none within 10 s)} s; TCP $rates Mbit/s (pre-soak $rate0)"
+	"ping after ${took:-(none within 10 s)} s; TCP $rates Mbit/s (pre-soak $rate0)$slow"
 sleep 2
 out=$(gsoak 60 quiet) || true
 # napi_work is what the polls told NAPI (work_done). e1000_clean_rx_irq

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Where a TCP probe's time went: two snapshots, one line.
+
+    probestate.py BEFORE AFTER
+
+Each snapshot is what qemu/soak.sh's probe_state writes: "## NAME" headers
+over the guest's first /proc/stat line ("stat"), /proc/net/netstat and
+/proc/net/snmp ("net"), ethtool -S ("ethtool"), and the host's view
+("host": the wall clock in seconds, and QEMU's utime + stime in clock
+ticks). Prints the guest's CPU split over the probe (idle, softirq, user,
+system, in %), QEMU's host CPU (% of one core), and the TCP and driver
+counters that moved and say why a receiver slows (drops, pruning, memory
+pressure, out-of-order, ring exhaustion, allocation failures). A slow
+probe with the guest idle and QEMU below a core is the host; with the
+guest busy it is the guest, and the counters say on what.
+"""
+import sys
+
+TICK = 100.0	# USER_HZ, the unit of /proc/<pid>/stat and /proc/stat
+
+# Counters whose rise slows a TCP receiver, by the name the kernel gives.
+WATCH = ("TCPRcvQDrop", "PruneCalled", "RcvPruned", "OfoPruned", "TCPMemoryPressures",
+         "TCPMemoryPressuresChrono", "PFMemallocDrop", "TCPBacklogDrop", "TCPOFODrop",
+         "TCPOFOQueue", "TCPRcvCollapsed", "TCPZeroWindowDrop", "TCPWantZeroWindowAdv",
+         "TCPToZeroWindowAdv", "TCPFromZeroWindowAdv", "InErrors", "RcvbufErrors",
+         "InCsumErrors", "rx_ring_exhausted", "alloc_rx_buff_failed", "rx_no_buffer_count",
+         "rx_missed_errors")
+
+
+def parse(path):
+    """{section: [lines]} of one snapshot."""
+    out, cur = {}, None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("## "):
+                cur = line[3:].strip()
+                out.setdefault(cur, [])
+            elif cur is not None and line.strip():
+                out[cur].append(line)
+    return out
+
+
+def counters(snap):
+    """{name: int} from the net (header/value line pairs) and ethtool
+    (name: value) sections."""
+    c = {}
+    net = snap.get("net", [])
+    for head, vals in zip(net[0::2], net[1::2]):
+        h, v = head.split(), vals.split()
+        if not h or h[0] != v[0]:
+            continue
+        for k, x in zip(h[1:], v[1:]):
+            try:
+                c[k] = int(x)
+            except ValueError:
+                pass
+    for line in snap.get("ethtool", []):
+        k, _, v = line.strip().partition(":")
+        try:
+            c[k.strip()] = int(v)
+        except ValueError:
+            pass
+    return c
+
+
+def cpu(snap):
+    """The guest's /proc/stat cpu line: (user+nice, system, idle+iowait,
+    irq, softirq, total)."""
+    f = [int(x) for x in snap["stat"][0].split()[1:9]]
+    user, nice, system, idle, iowait, irq, softirq, steal = f
+    return (user + nice, system, idle + iowait, irq, softirq, sum(f))
+
+
+def host(snap):
+    """(wall clock s, QEMU's CPU ticks), or None."""
+    try:
+        t, ticks = snap["host"][0].split()
+        return float(t), int(ticks)
+    except (KeyError, IndexError, ValueError):
+        return None
+
+
+def summary(a, b):
+    ca, cb = cpu(a), cpu(b)
+    d = [y - x for x, y in zip(ca, cb)]
+    tot = d[5] or 1
+    parts = ["guest idle %.0f %%, softirq %.0f %%, user %.0f %%, system %.0f %%" % (
+        100.0 * d[2] / tot, 100.0 * d[4] / tot, 100.0 * d[0] / tot, 100.0 * d[1] / tot)]
+    ha, hb = host(a), host(b)
+    if ha and hb and hb[0] > ha[0]:
+        parts.append("QEMU %.0f %% of a host core" % (100.0 * (hb[1] - ha[1]) / TICK / (hb[0] - ha[0])))
+    na, nb = counters(a), counters(b)
+    moved = ["%s +%d" % (k, nb[k] - na[k]) for k in WATCH
+             if k in na and k in nb and nb[k] != na[k]]
+    parts.append("moved: " + (", ".join(moved) if moved else "none of the receiver's drop, "
+                              "prune or pressure counters"))
+    return "; ".join(parts)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 2:
+        print(__doc__.strip().split("\n")[2].strip(), file=sys.stderr)
+        return 2
+    try:
+        print(summary(parse(argv[0]), parse(argv[1])))
+    except (OSError, KeyError, IndexError, ValueError) as e:
+        print("probestate: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""bench/probestate.py: where a TCP probe's time went."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import probestate  # noqa: E402
+
+
+def snap(path, cpu, prune, exhausted, clock, ticks):
+    path.write_text("\n".join([
+        "## stat",
+        "cpu  %d 0 %d %d 0 0 %d 0 0 0" % cpu,
+        "## net",
+        "TcpExt: SyncookiesSent PruneCalled TCPRcvQDrop",
+        "TcpExt: 0 %d 0" % prune,
+        "Tcp: RtoAlgorithm InErrors",
+        "Tcp: 1 0",
+        "## ethtool",
+        "NIC statistics:",
+        "     rx_packets: 10",
+        "     rx_ring_exhausted: %d" % exhausted,
+        "## host",
+        "%s %d" % (clock, ticks),
+    ]) + "\n")
+    return str(path)
+
+
+def test_a_busy_guest_and_the_counters_that_moved(tmp_path):
+    a = snap(tmp_path / "a", (100, 100, 800, 0), 5, 7, "1000.0", 1000)
+    b = snap(tmp_path / "b", (200, 200, 800, 200), 9, 7, "1004.0", 1400)
+    line = probestate.summary(probestate.parse(a), probestate.parse(b))
+    assert line.startswith("guest idle 0 %, softirq 50 %, user 25 %, system 25 %")
+    assert "QEMU 100 % of a host core" in line
+    assert "moved: PruneCalled +4" in line and "rx_ring_exhausted" not in line
+
+
+def test_an_idle_guest_with_nothing_moved(tmp_path, capsys):
+    a = snap(tmp_path / "a", (0, 0, 0, 0), 1, 1, "5.0", 10)
+    b = snap(tmp_path / "b", (10, 0, 90, 0), 1, 1, "6.0", 30)
+    assert probestate.main([a, b]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("guest idle 90 %") and "QEMU 20 %" in out
+    assert "moved: none of" in out
+
+
+def test_a_failed_snapshot_is_an_error_not_a_line(tmp_path, capsys):
+    bad = tmp_path / "bad"
+    bad.write_text("## failed\nctl: no reply\n")
+    good = snap(tmp_path / "a", (0, 0, 0, 0), 1, 1, "5.0", 10)
+    assert probestate.main([str(bad), good]) == 1
+    assert "probestate:" in capsys.readouterr().err
+    assert probestate.main([good]) == 2
