@@ -109,6 +109,8 @@ SWEEPS = {
     "layout-aa-tcp-router-cost-2": ("53", "result"),
     "trees-paired-6.1": ("54", "result"),
     "trees-paired-6.12": ("55", "result"),
+    "layout-aa-tcp16-noisy": ("56", "result"),
+    "layout-aa-tcp-secs20": ("57", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 
