@@ -6,9 +6,11 @@
 Each snapshot is what qemu/soak.sh's probe_state writes: "## NAME" headers
 over the guest's first /proc/stat line ("stat"), /proc/net/netstat and
 /proc/net/snmp ("net"), ethtool -S ("ethtool"), and the host's view
-("host": the wall clock in seconds, and QEMU's utime + stime in clock
-ticks). Prints the guest's CPU split over the probe (idle, softirq, user,
-system, in %), QEMU's host CPU (% of one core), and the TCP and driver
+("host": the wall clock in seconds, QEMU's utime + stime and the host's
+steal time, both in clock ticks) and QEMU's HMP "info jit" ("jit"). Prints the guest's CPU split
+over the probe (idle, softirq, user, system, in %), QEMU's host CPU (% of
+one core), what TCG did meanwhile (translation-buffer flushes, TB
+invalidations, full TLB flushes, TBs translated), and the TCP and driver
 counters that moved and say why a receiver slows (drops, pruning, memory
 pressure, out-of-order, ring exhaustion, allocation failures). A slow
 probe with the guest idle and QEMU below a core is the host; with the
@@ -72,11 +74,31 @@ def cpu(snap):
     return (user + nice, system, idle + iowait, irq, softirq, sum(f))
 
 
+# HMP "info jit" lines whose rise says TCG retranslated or refilled its TLB.
+JIT = (("TB flush count", "TB flushes"), ("TB invalidate count", "TB invalidations"),
+       ("TLB full flushes", "full TLB flushes"), ("TB count", "TBs"))
+
+
+def jit(snap):
+    """{info jit name: int} of the statistics in JIT."""
+    out = {}
+    for line in snap.get("jit", []):
+        for name, _ in JIT:
+            rest = line[len(name):].split() if line.startswith(name + " ") else None
+            if rest:
+                try:
+                    out[name] = int(rest[0])
+                except ValueError:
+                    pass
+    return out
+
+
 def host(snap):
-    """(wall clock s, QEMU's CPU ticks), or None."""
+    """(wall clock s, QEMU's CPU ticks, the host's steal ticks or None), or
+    None."""
     try:
-        t, ticks = snap["host"][0].split()
-        return float(t), int(ticks)
+        f = snap["host"][0].split()
+        return float(f[0]), int(f[1]), int(f[2]) if len(f) > 2 else None
     except (KeyError, IndexError, ValueError):
         return None
 
@@ -90,6 +112,12 @@ def summary(a, b):
     ha, hb = host(a), host(b)
     if ha and hb and hb[0] > ha[0]:
         parts.append("QEMU %.0f %% of a host core" % (100.0 * (hb[1] - ha[1]) / TICK / (hb[0] - ha[0])))
+        if ha[2] is not None and hb[2] is not None:
+            parts.append("host steal %.2f s in %.1f s" % ((hb[2] - ha[2]) / TICK, hb[0] - ha[0]))
+    ja, jb = jit(a), jit(b)
+    if ja and jb:
+        parts.append("TCG: " + ", ".join("%s +%d" % (words, jb[k] - ja[k])
+                                         for k, words in JIT if k in ja and k in jb))
     na, nb = counters(a), counters(b)
     moved = ["%s +%d" % (k, nb[k] - na[k]) for k in WATCH
              if k in na and k in nb and nb[k] != na[k]]

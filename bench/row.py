@@ -96,7 +96,11 @@ COLUMNS = [
 ] + HW_MIN_COLUMNS + [
     # the guest's softirq settings (NETDEV_BUDGET, NETDEV_BUDGET_USECS,
     # THREADED) and the application wake-up probe (WAKEUP=1)
-] + SOFTIRQ_COLUMNS + WAKE_COLUMNS
+] + SOFTIRQ_COLUMNS + WAKE_COLUMNS + [
+    # CPU seconds the host's hypervisor took from the host during the run
+    # (/proc/stat steal, all host CPUs): a cloud host's neighbours
+    "host_steal_s",
+]
 
 # column <- guest counter
 COUNTERS = {

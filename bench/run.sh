@@ -600,6 +600,12 @@ qemu_cpu() {
 
 cpu_delta() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
+# CPU seconds stolen from this host by its hypervisor so far, all CPUs
+# (/proc/stat "cpu" line, the eighth value): 0 on bare metal.
+host_steal() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.2f", $9 / hz; exit }' /proc/stat
+}
+
 # Only the guest being measured runs: the others are stopped (QMP) so that
 # their timers and housekeeping do not share the host CPUs with the run.
 # pause_other GUEST: stop every other guest still running, and GUEST
@@ -773,7 +779,7 @@ run_one() {
 	read -r load1 _ < /proc/loadavg
 	# a compiler running on the host voids the run (a kernel build)
 	cc1=$(pgrep -c -x 'cc1|cc1plus|ld' || true)
-	c0=$(qemu_cpu "$LAB_QEMU_PID") o0=$(others_cpu)
+	c0=$(qemu_cpu "$LAB_QEMU_PID") o0=$(others_cpu) st0=$(host_steal)
 	[ "${RUN[ping_load]}" = 0 ] || ping_out=$dir/ping-load.txt
 	case $prof in
 	tcp) res=$dir/iperf.json; PING_OUT=$ping_out iperf "$res" -O 1 ;;
@@ -824,7 +830,7 @@ run_one() {
 			offered=$(ZL_ROUTER=1 IPERF_DST=$LAB_HOST_IP1 IPERF_PORT=$RECEIVER_PORT \
 				zeroloss "$ROUTER_PAYLOAD" "$dir/pdr.json" 1000)
 	fi
-	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(others_cpu)
+	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(others_cpu) st1=$(host_steal)
 	cc1=$((cc1 + $(pgrep -c -x 'cc1|cc1plus|ld' || true)))
 	if [[ $offered = error* ]]; then
 		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see ${res%.json}*.try.err$([ "$fwd" = 0 ] || echo "; a router trial errs when tap1's count is missing or exceeds what was sent, see pdr.json.trials"))"
@@ -855,6 +861,7 @@ run_one() {
 		ring="$ring" fifo="$fifo" link="$link" pin="$pin" profile="$prof" rep="$rep" secs="$SECS"
 		pair="$pair" host_load1="$load1" host_compilers="$cc1" weight_eth1="$w1" cost="$cost"
 		qemu_cpu_s="$(cpu_delta "$c0" "$c1")" other_qemu_cpu_s="$(cpu_delta "$o0" "$o1")"
+		host_steal_s="$(cpu_delta "$st0" "$st1")"
 		netdev_budget="$budget" netdev_budget_usecs="$usecs" threaded="$threaded")
 	[ -z "$wake" ] || common+=(wakeup="$wake")
 	[ "$traced" = 0 ] || common+=(poll="$dir/poll")

@@ -110,15 +110,21 @@ half_ok() {	# half_ok RATE REF: RATE >= REF / 2
 # refused or busy connect is tried again, up to 5 times 0.5 s apart, and
 # only then counts as 0.
 # Around each probe, probe_state NAME.before/.after snapshot the guest's CPU
-# split, TCP and driver counters and QEMU's host CPU (bench/probestate.py
-# reads them): a slow probe then says whether the guest or the host was busy.
+# split, TCP and driver counters, QEMU's host CPU and its TCG statistics
+# (HMP "info jit": translation-buffer flushes, TB invalidations, TLB
+# flushes; bench/probestate.py reads them): a slow probe then says whether
+# the guest or the host was busy, and whether TCG was retranslating.
 probe_state() {
 	local ticks
 	{
 		lab_ctl --timeout 20 'echo "## stat"; head -n 1 /proc/stat; echo "## net"; cat /proc/net/netstat /proc/net/snmp; echo "## ethtool"; ethtool -S eth0' ||
 			echo "## failed"
 		ticks=$(awk '{ print $14 + $15 }' "/proc/$LAB_QEMU_PID/stat" 2>/dev/null) &&
-			printf '## host\n%s %s\n' "$EPOCHREALTIME" "$ticks"
+			printf '## host\n%s %s %s\n' "$EPOCHREALTIME" "$ticks" \
+				"$(awk '$1 == "cpu" { print $9; exit }' /proc/stat)"
+		echo "## jit"
+		lab_qmp human-monitor-command 'command-line=info jit' |
+			/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin))' || true
 	} > "$LAB_RUN/$1" 2>&1
 }
 probe_why() {	# probe_why NAME: one line on where NAME's probe time went

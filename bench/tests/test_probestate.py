@@ -20,7 +20,14 @@ def snap(path, cpu, prune, exhausted, clock, ticks):
         "     rx_packets: 10",
         "     rx_ring_exhausted: %d" % exhausted,
         "## host",
-        "%s %d" % (clock, ticks),
+        "%s %d %d" % (clock, ticks, ticks // 4),
+        "## jit",
+        "Translation buffer state:",
+        "TB count            %d" % (ticks * 10),
+        "Statistics:",
+        "TB flush count      0",
+        "TB invalidate count %d" % (ticks // 2),
+        "TLB full flushes    7",
     ]) + "\n")
     return str(path)
 
@@ -30,7 +37,9 @@ def test_a_busy_guest_and_the_counters_that_moved(tmp_path):
     b = snap(tmp_path / "b", (200, 200, 800, 200), 9, 7, "1004.0", 1400)
     line = probestate.summary(probestate.parse(a), probestate.parse(b))
     assert line.startswith("guest idle 0 %, softirq 50 %, user 25 %, system 25 %")
-    assert "QEMU 100 % of a host core" in line
+    assert "QEMU 100 % of a host core; host steal 1.00 s in 4.0 s" in line
+    assert ("TCG: TB flushes +0, TB invalidations +200, full TLB flushes +0, TBs +4000"
+            in line)
     assert "moved: PruneCalled +4" in line and "rx_ring_exhausted" not in line
 
 
@@ -46,6 +55,10 @@ def test_an_idle_guest_with_nothing_moved(tmp_path, capsys):
 def test_a_failed_snapshot_is_an_error_not_a_line(tmp_path, capsys):
     bad = tmp_path / "bad"
     bad.write_text("## failed\nctl: no reply\n")
+    # No jit section (QMP refused): the line leaves TCG out.
+    nojit = tmp_path / "nojit"
+    nojit.write_text("## stat\ncpu  1 0 1 1 0 0 1 0 0 0\n## net\n")
+    assert "TCG" not in probestate.summary(probestate.parse(str(nojit)), probestate.parse(str(nojit)))
     good = snap(tmp_path / "a", (0, 0, 0, 0), 1, 1, "5.0", 10)
     assert probestate.main([str(bad), good]) == 1
     assert "probestate:" in capsys.readouterr().err

@@ -229,8 +229,9 @@ def test_row_fails_on_a_broken_probe_output(tmp_path, text, why):
 def test_columns_are_appended_at_the_end():
     """Old runs.csv files keep their columns in place: the new ones come last."""
     n = len(row.SOFTIRQ_COLUMNS) + len(row.WAKE_COLUMNS)
-    assert row.COLUMNS[-n:] == row.SOFTIRQ_COLUMNS + row.WAKE_COLUMNS
-    assert row.COLUMNS[-n - 1] == "hw_min_256_up"
+    assert row.COLUMNS[-n - 1:-1] == row.SOFTIRQ_COLUMNS + row.WAKE_COLUMNS
+    assert row.COLUMNS[-n - 2] == "hw_min_256_up"
+    assert row.COLUMNS[-1] == "host_steal_s"  # after them, the newest
     assert SOFT == row.SOFTIRQ_COLUMNS  # the plan's fields are the columns
 
 
@@ -349,3 +350,9 @@ def test_benchwake_bad_usage(probe_dir, args):
     p = benchwake(probe_dir, *args)
     assert p.returncode == 2 and len(p.stderr.splitlines()) == 1 and p.stdout == ""
     assert not (probe_dir / "benchwake.pid").exists()
+
+
+def test_host_steal_is_recorded(tmp_path):
+    """run.sh passes the host's stolen CPU seconds; the row keeps them."""
+    r, rc = row_of(tmp_path, "host_steal_s=1.25")
+    assert rc == 0 and r["host_steal_s"] == "1.25"
