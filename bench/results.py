@@ -111,6 +111,9 @@ SWEEPS = {
     "trees-paired-6.12": ("55", "result"),
     "layout-aa-tcp16-noisy": ("56", "result"),
     "layout-aa-tcp-secs20": ("57", "result"),
+    "layout-aa-tcp-steal": ("59", "result"),
+    "trees-livelock-6.1": ("61", "result"),
+    "trees-livelock-6.12": ("62", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 

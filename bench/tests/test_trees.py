@@ -5,6 +5,8 @@ import os
 import random
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import trees  # noqa: E402
 
@@ -204,16 +206,16 @@ def test_a_paired_half_that_did_not_complete_gets_no_interval(tmp_path):
     assert rec["verdict"] == "no_interval" and rec["ci_low"] is None and abs(rec["ratio"] - 2) < 1e-9
 
 
-def test_the_recorded_paired_comparison_renders_again():
-    """docs/results/trees-paired.{json,md} are what trees.py gives for
-    sweeps 54 and 55, the two halves of one make bench LINUX="6.1 6.12",
+@pytest.mark.parametrize("name", ["trees-paired", "trees-livelock"])
+def test_the_recorded_paired_comparison_renders_again(name):
+    """docs/results/NAME.{json,md} are what trees.py gives for the two
+    halves of one make bench LINUX="6.1 6.12" (sweeps 54-55, 61-62),
     compared pair by pair."""
     res = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "results")
-    doc = trees.records(os.path.join(res, "trees-paired-6.1"),
-                        os.path.join(res, "trees-paired-6.12"))
+    doc = trees.records(os.path.join(res, name + "-6.1"), os.path.join(res, name + "-6.12"))
     assert doc["paired"] is True
-    with open(os.path.join(res, "trees-paired.json")) as f:
+    with open(os.path.join(res, name + ".json")) as f:
         recorded = json.load(f)
     assert json.loads(json.dumps(doc)) == recorded
-    with open(os.path.join(res, "trees-paired.md")) as f:
+    with open(os.path.join(res, name + ".md")) as f:
         assert "\n".join(trees.render(recorded)) + "\n" == f.read()
