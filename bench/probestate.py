@@ -133,7 +133,11 @@ def main(argv=None):
         return 2
     try:
         print(summary(parse(argv[0]), parse(argv[1])))
-    except (OSError, KeyError, IndexError, ValueError) as e:
+    except KeyError as e:
+        print("probestate: a snapshot without its %s section (the guest did not answer?)" % e,
+              file=sys.stderr)
+        return 1
+    except (OSError, IndexError, ValueError) as e:
         print("probestate: %s" % e, file=sys.stderr)
         return 1
     return 0

@@ -127,9 +127,11 @@ probe_state() {
 			/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin))' || true
 	} > "$LAB_RUN/$1" 2>&1
 }
+# A snapshot that failed gives probestate's one-line error instead; never a
+# failure (its caller assigns the line, and set -e would end the soak).
 probe_why() {	# probe_why NAME: one line on where NAME's probe time went
-	/usr/bin/python3 "$LAB_TOP/bench/probestate.py" "$LAB_RUN/$1.before" "$LAB_RUN/$1.after" 2>&1 |
-		head -n 1
+	{ /usr/bin/python3 "$LAB_TOP/bench/probestate.py" "$LAB_RUN/$1.before" "$LAB_RUN/$1.after" 2>&1 ||
+		true; } | head -n 1
 }
 tcp_rate() {
 	local try
