@@ -102,18 +102,12 @@ except Exception: print("0")' "$1"
 half_ok() {	# half_ok RATE REF: RATE >= REF / 2
 	/usr/bin/python3 -c 'import sys; sys.exit(not float(sys.argv[1]) >= float(sys.argv[2]) / 2)' "$1" "$2"
 }
-# TCP host -> guest on the probe server (port 5203), 3 s after 1 s of
-# slow start: Mbit/s. The guest's iperf3 server listens again only a moment
-# after a test ends (and after its idle timeout), so a probe right after
-# another can find the port closed ("unable to connect to server:
-# Connection refused": the second of three back-to-back probes here): a
-# refused or busy connect is tried again, up to 5 times 0.5 s apart, and
-# only then counts as 0.
 # Around each probe, probe_state NAME.before/.after snapshot the guest's CPU
-# split, TCP and driver counters, QEMU's host CPU and its TCG statistics
-# (HMP "info jit": translation-buffer flushes, TB invalidations, TLB
-# flushes; bench/probestate.py reads them): a slow probe then says whether
-# the guest or the host was busy, and whether TCG was retranslating.
+# split, TCP and driver counters, QEMU's host CPU, the host's steal time and
+# QEMU's TCG statistics (HMP "info jit": translation-buffer flushes, TB
+# invalidations, TLB flushes; bench/probestate.py reads them): a slow probe
+# then says whether the guest or the host was busy, and whether TCG was
+# retranslating.
 probe_state() {
 	local ticks
 	{
@@ -133,6 +127,13 @@ probe_why() {	# probe_why NAME: one line on where NAME's probe time went
 	{ /usr/bin/python3 "$LAB_TOP/bench/probestate.py" "$LAB_RUN/$1.before" "$LAB_RUN/$1.after" 2>&1 ||
 		true; } | head -n 1
 }
+# TCP host -> guest on the probe server (port 5203), 3 s after 1 s of
+# slow start: Mbit/s. The guest's iperf3 server listens again only a moment
+# after a test ends (and after its idle timeout), so a probe right after
+# another can find the port closed ("unable to connect to server:
+# Connection refused": the second of three back-to-back probes here): a
+# refused or busy connect is tried again, up to 5 times 0.5 s apart, and
+# only then counts as 0.
 tcp_rate() {
 	local try
 	for try in 1 2 3 4 5; do
