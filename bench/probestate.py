@@ -3,20 +3,25 @@
 
     probestate.py BEFORE AFTER
 
-Each snapshot is what qemu/soak.sh's probe_state writes: "## NAME" headers
-over the guest's first /proc/stat line ("stat"), /proc/net/netstat and
-/proc/net/snmp ("net"), ethtool -S ("ethtool"), and the host's view
-("host": the wall clock in seconds, QEMU's utime + stime and the host's
-steal time, both in clock ticks) and QEMU's HMP "info jit" ("jit"). Prints the guest's CPU split
-over the probe (idle, softirq, user, system, in %), QEMU's host CPU (% of
-one core), what TCG did meanwhile (translation-buffer flushes, TB
-invalidations, full TLB flushes, TBs translated), and the TCP and driver
+Each snapshot is what qemu/soak.sh's probe_state writes, in "## NAME"
+sections: the guest's benchsnap ("snap": the CPU split in USER_HZ ticks and
+the NIC's counters, as a bench run records them), its /proc/net/netstat and
+/proc/net/snmp ("net"), the host's view ("host": the wall clock in
+seconds, QEMU's utime + stime and the host's steal time, both in ticks) and
+QEMU's HMP "info jit" ("jit"). Prints the guest's CPU split over the probe
+(idle, softirq, user, system, in %), QEMU's host CPU (% of one core), the
+host's stolen seconds, what TCG did meanwhile (translation-buffer flushes,
+TB invalidations, full TLB flushes, TBs translated), and the TCP and driver
 counters that moved and say why a receiver slows (drops, pruning, memory
-pressure, out-of-order, ring exhaustion, allocation failures). A slow
-probe with the guest idle and QEMU below a core is the host; with the
-guest busy it is the guest, and the counters say on what.
+pressure, out-of-order, ring exhaustion, allocation failures). A slow probe
+with the guest idle and QEMU below a core is the host; with the guest busy
+it is the guest, and the counters say on what.
 """
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import row  # noqa: E402
 
 TICK = 100.0	# USER_HZ, the unit of /proc/<pid>/stat and /proc/stat
 
@@ -44,34 +49,23 @@ def parse(path):
 
 
 def counters(snap):
-    """{name: int} from the net (header/value line pairs) and ethtool
-    (name: value) sections."""
-    c = {}
+    """{name: int} from the snap ("name value" lines) and net (header/value
+    line pairs) sections."""
+    c = row.counters(snap.get("snap", []))
     net = snap.get("net", [])
     for head, vals in zip(net[0::2], net[1::2]):
         h, v = head.split(), vals.split()
         if not h or h[0] != v[0]:
             continue
         for k, x in zip(h[1:], v[1:]):
-            try:
+            if x.lstrip("-").isdigit():
                 c[k] = int(x)
-            except ValueError:
-                pass
-    for line in snap.get("ethtool", []):
-        k, _, v = line.strip().partition(":")
-        try:
-            c[k.strip()] = int(v)
-        except ValueError:
-            pass
     return c
 
 
-def cpu(snap):
-    """The guest's /proc/stat cpu line: (user+nice, system, idle+iowait,
-    irq, softirq, total)."""
-    f = [int(x) for x in snap["stat"][0].split()[1:9]]
-    user, nice, system, idle, iowait, irq, softirq, steal = f
-    return (user + nice, system, idle + iowait, irq, softirq, sum(f))
+# benchsnap's CPU split as a bench run's row has it (row.cpu_split), in words.
+CPU = (("cpu_idle", "guest idle"), ("cpu_softirq", "softirq"), ("cpu_user", "user"),
+       ("cpu_system", "system"))
 
 
 # HMP "info jit" lines whose rise says TCG retranslated or refilled its TLB.
@@ -84,12 +78,9 @@ def jit(snap):
     out = {}
     for line in snap.get("jit", []):
         for name, _ in JIT:
-            rest = line[len(name):].split() if line.startswith(name + " ") else None
-            if rest:
-                try:
-                    out[name] = int(rest[0])
-                except ValueError:
-                    pass
+            rest = line[len(name):].split()
+            if line.startswith(name + " ") and rest and rest[0].isdigit():
+                out[name] = int(rest[0])
     return out
 
 
@@ -104,11 +95,11 @@ def host(snap):
 
 
 def summary(a, b):
-    ca, cb = cpu(a), cpu(b)
-    d = [y - x for x, y in zip(ca, cb)]
-    tot = d[5] or 1
-    parts = ["guest idle %.0f %%, softirq %.0f %%, user %.0f %%, system %.0f %%" % (
-        100.0 * d[2] / tot, 100.0 * d[4] / tot, 100.0 * d[0] / tot, 100.0 * d[1] / tot)]
+    na, nb = counters(a), counters(b)
+    if "cpu_total" not in na or "cpu_total" not in nb:
+        raise KeyError("snap")  # the guest did not answer: no CPU split
+    split = row.cpu_split(na, nb)  # empty when no guest time passed
+    parts = [", ".join("%s %.0f %%" % (words, split.get(k, 0)) for k, words in CPU)]
     ha, hb = host(a), host(b)
     if ha and hb and hb[0] > ha[0]:
         parts.append("QEMU %.0f %% of a host core" % (100.0 * (hb[1] - ha[1]) / TICK / (hb[0] - ha[0])))
@@ -118,7 +109,6 @@ def summary(a, b):
     if ja and jb:
         parts.append("TCG: " + ", ".join("%s +%d" % (words, jb[k] - ja[k])
                                          for k, words in JIT if k in ja and k in jb))
-    na, nb = counters(a), counters(b)
     moved = ["%s +%d" % (k, nb[k] - na[k]) for k in WATCH
              if k in na and k in nb and nb[k] != na[k]]
     parts.append("moved: " + (", ".join(moved) if moved else "none of the receiver's drop, "
@@ -134,7 +124,7 @@ def main(argv=None):
     try:
         print(summary(parse(argv[0]), parse(argv[1])))
     except KeyError as e:
-        print("probestate: a snapshot without its %s section (the guest did not answer?)" % e,
+        print("probestate: a snapshot without its %s section (the guest did not answer?)" % repr(e.args[0]),
               file=sys.stderr)
         return 1
     except (OSError, IndexError, ValueError) as e:

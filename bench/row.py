@@ -121,17 +121,33 @@ COUNTERS = {
 NEEDED = ("cpu_total", "cpu_idle", "sys_rx_packets", "irqs")
 
 
-def snap(path):
+def counters(lines):
+    """{name: int} of "name value" lines (benchsnap's output); others left out."""
     out = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) == 2 and re.fullmatch(r"-?\d+", parts[1]):
+            out[parts[0]] = int(parts[1])
+    return out
+
+
+def snap(path):
     try:
         with open(path) as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) == 2 and re.fullmatch(r"-?\d+", parts[1]):
-                    out[parts[0]] = int(parts[1])
+            return counters(f)
     except OSError:
-        pass
-    return out
+        return {}
+
+
+CPU_SPLIT = ("cpu_softirq", "cpu_user", "cpu_system", "cpu_idle")
+
+
+def cpu_split(b, a):
+    """{column: % of the guest's CPU time} between snapshots b and a."""
+    total = a["cpu_total"] - b["cpu_total"] if "cpu_total" in a and "cpu_total" in b else 0
+    if not total:
+        return {}
+    return {col: 100.0 * (a[col] - b[col]) / total for col in CPU_SPLIT if col in a and col in b}
 
 
 def iperf(path, row):
@@ -484,11 +500,8 @@ def main():
             print("hist trigger dropped %d entries" % a["trace_hist_dropped"],
                   file=sys.stderr)
     row["fifo_drops"] = int(tap1) - int(tap0)
-    if "cpu_total" in a and "cpu_total" in b:
-        total = a["cpu_total"] - b["cpu_total"]
-        for col in ("cpu_softirq", "cpu_user", "cpu_system", "cpu_idle"):
-            if col in a and col in b and total:
-                row[col] = "%.1f" % (100.0 * (a[col] - b[col]) / total)
+    for col, pct in cpu_split(b, a).items():
+        row[col] = "%.1f" % pct
     if "cpu_total" in a and "cpu_idle" in b and row.get("rx_packets"):
         busy = (a["cpu_total"] - b["cpu_total"]) - (a["cpu_idle"] - b["cpu_idle"])
         row["cpu_us_per_pkt"] = "%.3f" % (busy * 1e6 / USER_HZ / row["rx_packets"])

@@ -103,7 +103,8 @@ half_ok() {	# half_ok RATE REF: RATE >= REF / 2
 	/usr/bin/python3 -c 'import sys; sys.exit(not float(sys.argv[1]) >= float(sys.argv[2]) / 2)' "$1" "$2"
 }
 # Around each probe, probe_state NAME.before/.after snapshot the guest's CPU
-# split, TCP and driver counters, QEMU's host CPU, the host's steal time and
+# split and NIC counters (benchsnap, as a bench run records them), its TCP
+# counters, QEMU's host CPU, the host's steal time and
 # QEMU's TCG statistics (HMP "info jit": translation-buffer flushes, TB
 # invalidations, TLB flushes; bench/probestate.py reads them): a slow probe
 # then says whether the guest or the host was busy, and whether TCG was
@@ -111,7 +112,7 @@ half_ok() {	# half_ok RATE REF: RATE >= REF / 2
 probe_state() {
 	local ticks
 	{
-		lab_ctl --timeout 20 'echo "## stat"; head -n 1 /proc/stat; echo "## net"; cat /proc/net/netstat /proc/net/snmp; echo "## ethtool"; ethtool -S eth0' ||
+		lab_ctl --timeout 20 'echo "## snap"; benchsnap after; echo "## net"; cat /proc/net/netstat /proc/net/snmp' ||
 			echo "## failed"
 		ticks=$(awk '{ print $14 + $15 }' "/proc/$LAB_QEMU_PID/stat" 2>/dev/null) &&
 			printf '## host\n%s %s %s\n' "$EPOCHREALTIME" "$ticks" \

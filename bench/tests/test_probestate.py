@@ -8,17 +8,20 @@ import probestate  # noqa: E402
 
 def snap(path, cpu, prune, exhausted, clock, ticks):
     path.write_text("\n".join([
-        "## stat",
-        "cpu  %d 0 %d %d 0 0 %d 0 0 0" % cpu,
+        "## snap",
+        "cpu_user %d" % cpu[0],
+        "cpu_system %d" % cpu[1],
+        "cpu_idle %d" % cpu[2],
+        "cpu_irq 0",
+        "cpu_softirq %d" % cpu[3],
+        "cpu_total %d" % sum(cpu),
+        "rx_packets 10",
+        "rx_ring_exhausted %d" % exhausted,
         "## net",
         "TcpExt: SyncookiesSent PruneCalled TCPRcvQDrop",
         "TcpExt: 0 %d 0" % prune,
         "Tcp: RtoAlgorithm InErrors",
         "Tcp: 1 0",
-        "## ethtool",
-        "NIC statistics:",
-        "     rx_packets: 10",
-        "     rx_ring_exhausted: %d" % exhausted,
         "## host",
         "%s %d %d" % (clock, ticks, ticks // 4),
         "## jit",
@@ -57,9 +60,9 @@ def test_a_failed_snapshot_is_an_error_not_a_line(tmp_path, capsys):
     bad.write_text("## failed\nctl: no reply\n")
     # No jit section (QMP refused): the line leaves TCG out.
     nojit = tmp_path / "nojit"
-    nojit.write_text("## stat\ncpu  1 0 1 1 0 0 1 0 0 0\n## net\n")
+    nojit.write_text("## snap\ncpu_user 1\ncpu_idle 1\ncpu_total 2\n## net\n")
     assert "TCG" not in probestate.summary(probestate.parse(str(nojit)), probestate.parse(str(nojit)))
     good = snap(tmp_path / "a", (0, 0, 0, 0), 1, 1, "5.0", 10)
     assert probestate.main([str(bad), good]) == 1
-    assert "without its 'stat' section" in capsys.readouterr().err
+    assert "without its 'snap' section" in capsys.readouterr().err
     assert probestate.main([good]) == 2
