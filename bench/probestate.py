@@ -7,10 +7,12 @@ Each snapshot is what qemu/soak.sh's probe_state writes, in "## NAME"
 sections: the guest's benchsnap ("snap": the CPU split in USER_HZ ticks and
 the NIC's counters, as a bench run records them), its /proc/net/netstat and
 /proc/net/snmp ("net"), the host's view ("host": the wall clock in
-seconds, QEMU's utime + stime and the host's steal time, both in ticks) and
-QEMU's HMP "info jit" ("jit"). Prints the guest's CPU split over the probe
+seconds, QEMU's utime + stime and the host's steal time, both in ticks),
+bench/hostspeed.c's line for each host CPU ("speed": CPU, Msteps/s got,
+the best chunk's, chunks) and QEMU's HMP "info jit" ("jit"). Prints the guest's CPU split over the probe
 (idle, softirq, user, system, in %), QEMU's host CPU (% of one core), the
-host's stolen seconds, what TCG did meanwhile (translation-buffer flushes,
+host's stolen seconds, how fast each host CPU ran a fixed chain of work
+just before and just after ("speed", bench/hostspeed.c), what TCG did meanwhile (translation-buffer flushes,
 TB invalidations, full TLB flushes, TBs translated), and the TCP and driver
 counters that moved and say why a receiver slows (drops, pruning, memory
 pressure, out-of-order, ring exhaustion, allocation failures). A slow probe
@@ -94,6 +96,19 @@ def host(snap):
         return None
 
 
+def speed(snap):
+    """{host CPU: Msteps/s a thread got there} from the "speed" section
+    (bench/hostspeed.c's mean; a CPU it could not use is left out)."""
+    out = {}
+    for line in snap.get("speed", []):
+        f = line.split()
+        try:
+            out[int(f[0])] = float(f[1])
+        except (IndexError, ValueError):
+            continue
+    return out
+
+
 def summary(a, b):
     na, nb = counters(a), counters(b)
     if "cpu_total" not in na or "cpu_total" not in nb:
@@ -105,6 +120,11 @@ def summary(a, b):
         parts.append("QEMU %.0f %% of a host core" % (100.0 * (hb[1] - ha[1]) / TICK / (hb[0] - ha[0])))
         if ha[2] is not None and hb[2] is not None:
             parts.append("host steal %.2f s in %.1f s" % ((hb[2] - ha[2]) / TICK, hb[0] - ha[0]))
+    sa, sb = speed(a), speed(b)
+    cpus = sorted(set(sa) & set(sb))
+    if cpus:
+        parts.append("host CPU speed (Msteps/s, before -> after): " +
+                     ", ".join("%d %.0f -> %.0f" % (c, sa[c], sb[c]) for c in cpus))
     ja, jb = jit(a), jit(b)
     if ja and jb:
         parts.append("TCG: " + ", ".join("%s +%d" % (words, jb[k] - ja[k])

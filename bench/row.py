@@ -100,6 +100,11 @@ COLUMNS = [
     # CPU seconds the host's hypervisor took from the host during the run
     # (/proc/stat steal, all host CPUs): a cloud host's neighbours
     "host_steal_s",
+    # how fast each host CPU ran a fixed integer chain just before and just
+    # after the run (bench/hostspeed.c, 50 ms a CPU each time; the mean of
+    # the two): Msteps/s a thread got there, and the best 64k-step chunk's
+    # rate, the CPU's own speed without what shared it
+    "host_speed_cpu0", "host_speed_cpu1", "host_peak_cpu0", "host_peak_cpu1",
 ]
 
 # column <- guest counter

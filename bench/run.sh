@@ -62,6 +62,10 @@ OUT=${OUT:-$top/results/$stamp}
 csv=$OUT/runs.csv
 
 die() { echo "bench: $*" >&2; exit 1; }
+
+# How fast each host CPU runs just before and after every run
+# (host_speed_cpu0/1, host_peak_cpu0/1; bench/hostspeed.c).
+hostspeed=$(lab_hostspeed) || die "bench/hostspeed.c does not build (above)"
 # The kernel each slot boots (lab_kernel: LINUX's tree in LAYOUT's build): the patched one
 # and the baseline; make aa: the baseline in both, or with PAD the baseline
 # built with PAD bytes of text linked first in the patched slot (the layout
@@ -606,6 +610,26 @@ host_steal() {
 	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.2f", $9 / hz; exit }' /proc/stat
 }
 
+# host_speed: "mean0 mean1 peak0 peak1", Msteps/s of host CPUs 0 and 1
+# (bench/hostspeed.c, 50 ms each, bounded); "-" for a CPU it could not use.
+host_speed() {
+	local c m p n mean=() peak=()
+	for c in 0 1; do
+		read -r m p n < <(timeout 5 "$hostspeed" "$c" 50 2>/dev/null || echo "- - -")
+		mean+=("${m:--}") peak+=("${p:--}")
+	done
+	echo "${mean[*]} ${peak[*]}"
+}
+# speed_mean A B: the mean of two host_speed lines, field by field, comma
+# separated ("" where either has "-").
+speed_mean() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		n = split(a, x, " "); split(b, y, " ")
+		for (i = 1; i <= n; i++)
+			printf "%s%s", (x[i] == "-" || y[i] == "-") ? "" : sprintf("%.1f", (x[i] + y[i]) / 2), i < n ? "," : "\n"
+	}'
+}
+
 # Only the guest being measured runs: the others are stopped (QMP) so that
 # their timers and housekeeping do not share the host CPUs with the run.
 # pause_other GUEST: stop every other guest still running, and GUEST
@@ -779,6 +803,7 @@ run_one() {
 	read -r load1 _ < /proc/loadavg
 	# a compiler running on the host voids the run (a kernel build)
 	cc1=$(pgrep -c -x 'cc1|cc1plus|ld' || true)
+	hs0=$(host_speed)
 	c0=$(qemu_cpu "$LAB_QEMU_PID") o0=$(others_cpu) st0=$(host_steal)
 	[ "${RUN[ping_load]}" = 0 ] || ping_out=$dir/ping-load.txt
 	case $prof in
@@ -831,6 +856,7 @@ run_one() {
 				zeroloss "$ROUTER_PAYLOAD" "$dir/pdr.json" 1000)
 	fi
 	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(others_cpu) st1=$(host_steal)
+	IFS=, read -r hs_m0 hs_m1 hs_p0 hs_p1 <<<"$(speed_mean "$hs0" "$(host_speed)")"
 	cc1=$((cc1 + $(pgrep -c -x 'cc1|cc1plus|ld' || true)))
 	if [[ $offered = error* ]]; then
 		err="zero-loss trial at ${offered#error } Mbit/s errored twice (see ${res%.json}*.try.err$([ "$fwd" = 0 ] || echo "; a router trial errs when tap1's count is missing or exceeds what was sent, see pdr.json.trials"))"
@@ -862,6 +888,7 @@ run_one() {
 		pair="$pair" host_load1="$load1" host_compilers="$cc1" weight_eth1="$w1" cost="$cost"
 		qemu_cpu_s="$(cpu_delta "$c0" "$c1")" other_qemu_cpu_s="$(cpu_delta "$o0" "$o1")"
 		host_steal_s="$(cpu_delta "$st0" "$st1")"
+		host_speed_cpu0="$hs_m0" host_speed_cpu1="$hs_m1" host_peak_cpu0="$hs_p0" host_peak_cpu1="$hs_p1"
 		netdev_budget="$budget" netdev_budget_usecs="$usecs" threaded="$threaded")
 	[ -z "$wake" ] || common+=(wakeup="$wake")
 	[ "$traced" = 0 ] || common+=(poll="$dir/poll")

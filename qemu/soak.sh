@@ -50,6 +50,7 @@ export LAB_APPEND="acpi=noirq"
 RANDOM=$seed
 
 G=$LAB_GUEST_IP
+hostspeed=$(lab_hostspeed) || { echo "soak: bench/hostspeed.c does not build (above)" >&2; exit 1; }
 faults=0 knob_writes=0 resizes=0 flaps=0 reloads=0 reports=0 soak_secs=0
 tp_mode=paused tp_writes=0
 [ "${TCG_THREAD:-multi}" = single ] && tp_mode=under
@@ -104,19 +105,22 @@ half_ok() {	# half_ok RATE REF: RATE >= REF / 2
 }
 # Around each probe, probe_state NAME.before/.after snapshot the guest's CPU
 # split and NIC counters (benchsnap, as a bench run records them), its TCP
-# counters, QEMU's host CPU, the host's steal time and
+# counters, QEMU's host CPU, the host's steal time, how fast each host CPU
+# runs (bench/hostspeed.c, 50 ms each) and
 # QEMU's TCG statistics (HMP "info jit": translation-buffer flushes, TB
 # invalidations, TLB flushes; bench/probestate.py reads them): a slow probe
 # then says whether the guest or the host was busy, and whether TCG was
 # retranslating.
 probe_state() {
-	local ticks
+	local ticks c
 	{
 		lab_ctl --timeout 20 'echo "## snap"; benchsnap after; echo "## net"; cat /proc/net/netstat /proc/net/snmp' ||
 			echo "## failed"
 		ticks=$(awk '{ print $14 + $15 }' "/proc/$LAB_QEMU_PID/stat" 2>/dev/null) &&
 			printf '## host\n%s %s %s\n' "$EPOCHREALTIME" "$ticks" \
 				"$(awk '$1 == "cpu" { print $9; exit }' /proc/stat)"
+		echo "## speed"	# host CPU: Msteps/s got, the best chunk's, chunks
+		for c in 0 1; do echo "$c $(timeout 5 "$hostspeed" "$c" 50 2>/dev/null || echo -)"; done
 		echo "## jit"
 		lab_qmp human-monitor-command 'command-line=info jit' |
 			/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin))' || true

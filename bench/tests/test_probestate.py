@@ -66,3 +66,19 @@ def test_a_failed_snapshot_is_an_error_not_a_line(tmp_path, capsys):
     assert probestate.main([str(bad), good]) == 1
     assert "without its 'snap' section" in capsys.readouterr().err
     assert probestate.main([good]) == 2
+
+
+def test_host_cpu_speed_before_and_after(tmp_path):
+    """The soak's "speed" section (bench/hostspeed.c per host CPU): the line
+    gives each CPU's rate before and after; a CPU it could not use ("-")
+    and a snapshot without the section are left out."""
+    a = tmp_path / "a"
+    b = tmp_path / "b"
+    base = open(snap(tmp_path / "s", (0, 0, 10, 0), 1, 1, "5.0", 10)).read()
+    a.write_text(base + "## speed\n0 351.2 359.0 80\n1 -\n")
+    b.write_text(base + "## speed\n0 120.4 358.1 30\n1 300.0 360.0 70\n")
+    line = probestate.summary(probestate.parse(str(a)), probestate.parse(str(b)))
+    assert "host CPU speed (Msteps/s, before -> after): 0 351 -> 120;" in line
+    assert " 1 " not in line.split("host CPU speed")[1].split(";")[0]
+    none = probestate.summary(probestate.parse(str(tmp_path / "s")), probestate.parse(str(b)))
+    assert "host CPU speed" not in none

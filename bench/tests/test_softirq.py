@@ -229,9 +229,11 @@ def test_row_fails_on_a_broken_probe_output(tmp_path, text, why):
 def test_columns_are_appended_at_the_end():
     """Old runs.csv files keep their columns in place: the new ones come last."""
     n = len(row.SOFTIRQ_COLUMNS) + len(row.WAKE_COLUMNS)
-    assert row.COLUMNS[-n - 1:-1] == row.SOFTIRQ_COLUMNS + row.WAKE_COLUMNS
-    assert row.COLUMNS[-n - 2] == "hw_min_256_up"
-    assert row.COLUMNS[-1] == "host_steal_s"  # after them, the newest
+    assert row.COLUMNS[-n - 5:-5] == row.SOFTIRQ_COLUMNS + row.WAKE_COLUMNS
+    assert row.COLUMNS[-n - 6] == "hw_min_256_up"
+    assert row.COLUMNS[-5] == "host_steal_s"  # after them
+    assert row.COLUMNS[-4:] == ["host_speed_cpu0", "host_speed_cpu1",  # the newest
+                                "host_peak_cpu0", "host_peak_cpu1"]
     assert SOFT == row.SOFTIRQ_COLUMNS  # the plan's fields are the columns
 
 
@@ -356,3 +358,13 @@ def test_host_steal_is_recorded(tmp_path):
     """run.sh passes the host's stolen CPU seconds; the row keeps them."""
     r, rc = row_of(tmp_path, "host_steal_s=1.25")
     assert rc == 0 and r["host_steal_s"] == "1.25"
+
+
+def test_host_speed_is_recorded(tmp_path):
+    """run.sh passes each host CPU's speed around the run; the row keeps it,
+    and a CPU it could not measure stays empty."""
+    r, rc = row_of(tmp_path, "host_speed_cpu0=301.5", "host_speed_cpu1=", "host_peak_cpu0=358.8",
+                   "host_peak_cpu1=")
+    assert rc == 0
+    assert (r["host_speed_cpu0"], r["host_speed_cpu1"], r["host_peak_cpu0"], r["host_peak_cpu1"]) == \
+        ("301.5", "", "358.8", "")

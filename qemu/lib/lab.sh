@@ -67,6 +67,20 @@ lab_kernel() {
 	echo "$LAB_TOP/build/$d"
 }
 
+# lab_hostspeed: the path of bench/hostspeed.c built for this host (in
+# build/bin/, build output), built first when missing or older than its
+# source: how fast a host CPU runs a fixed chain of work right now (the
+# bench's host_speed_* columns, the soak's probe snapshots).
+lab_hostspeed() {
+	local exe=$LAB_TOP/build/bin/hostspeed src=$LAB_TOP/bench/hostspeed.c
+	if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ]; then
+		mkdir -p "${exe%/*}"
+		gcc -O2 -Wall -Wextra -Werror -o "$exe.new" "$src" >&2 || return 1
+		mv "$exe.new" "$exe"
+	fi
+	echo "$exe"
+}
+
 # A script may define lab_on_die to report the failure its own way first.
 lab_die() {
 	echo "lab: $*" >&2
