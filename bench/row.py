@@ -105,6 +105,11 @@ COLUMNS = [
     # the two): Msteps/s a thread got there, and the best 64k-step chunk's
     # rate, the CPU's own speed without what shared it
     "host_speed_cpu0", "host_speed_cpu1", "host_peak_cpu0", "host_peak_cpu1",
+    # the CPU seconds QEMU's vCPU thread used over the run's window, and the
+    # window's wall-clock seconds (QEMU's CPU read to QEMU's CPU read): the
+    # share of the window the guest's vCPU ran, seen from the host, which
+    # no accounting inside the guest can skew
+    "vcpu_cpu_s", "window_s",
 ]
 
 # column <- guest counter

@@ -602,6 +602,24 @@ qemu_cpu() {
 	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
 
+# CPU seconds QEMU's vCPU threads have used ("CPU n/TCG", "CPU n/KVM", or
+# "ALL CPUs/TCG" with TCG_THREAD=single; -name debug-threads=on names them):
+# the guest's vCPU ran (TCG translating, executing, emulating its device
+# accesses) for that long; halted, or waiting for a lock, it sleeps.
+vcpu_cpu() {
+	local t c sum=0
+	for t in /proc/"$1"/task/*; do
+		c=$(cat "$t/comm" 2>/dev/null) || continue
+		case $c in
+		CPU* | "ALL CPUs/"*)
+			# after "(comm) " the fields start at the 3rd: utime is the 12th
+			sum=$(sed 's/.*) //' "$t/stat" 2>/dev/null |
+				awk -v a="$sum" -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", a + ($12 + $13) / hz }') ;;
+		esac
+	done
+	echo "$sum"
+}
+
 cpu_delta() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 # CPU seconds stolen from this host by its hypervisor so far, all CPUs
@@ -742,7 +760,8 @@ run_one() {
 	local link=${RUN[link]} pin=${RUN[pin]} prof=${RUN[profile]} w1=${RUN[weight_eth1]}
 	local cost=${RUN[cost]} rep=${RUN[rep]} pair=${RUN[pair]} dir=$OUT/raw/${K_T[TI]} t0 t1 q0 q1
 	local res=- offered= rate=$UDP1470_RATE
-	local err= confirmed= load1 c0 c1 o0 o1 ping_out= cc1 patched=0
+	local err= confirmed= load1 c0 c1 o0 o1 ping_out= cc1 patched=0 st0 st1
+	local hs0 hs_m0 hs_m1 hs_p0 hs_p1 v0 v1 wall0 wall1
 	local two=0 fwd=${RUN[forward]} batch=${RUN[gro_batch]} j0 j1 res1 t0b t1b q0b q1b r0 r1 err1=
 	local common tg0 tg1 g0 g1 g2 g3 traced=0 f0 f1 wake=
 	local budget=${RUN[netdev_budget]} usecs=${RUN[netdev_budget_usecs]} threaded=${RUN[threaded]}
@@ -805,6 +824,7 @@ run_one() {
 	cc1=$(pgrep -c -x 'cc1|cc1plus|ld' || true)
 	hs0=$(host_speed)
 	c0=$(qemu_cpu "$LAB_QEMU_PID") o0=$(others_cpu) st0=$(host_steal)
+	v0=$(vcpu_cpu "$LAB_QEMU_PID") wall0=$EPOCHREALTIME
 	[ "${RUN[ping_load]}" = 0 ] || ping_out=$dir/ping-load.txt
 	case $prof in
 	tcp) res=$dir/iperf.json; PING_OUT=$ping_out iperf "$res" -O 1 ;;
@@ -856,6 +876,7 @@ run_one() {
 				zeroloss "$ROUTER_PAYLOAD" "$dir/pdr.json" 1000)
 	fi
 	c1=$(qemu_cpu "$LAB_QEMU_PID") o1=$(others_cpu) st1=$(host_steal)
+	v1=$(vcpu_cpu "$LAB_QEMU_PID") wall1=$EPOCHREALTIME
 	IFS=, read -r hs_m0 hs_m1 hs_p0 hs_p1 <<<"$(speed_mean "$hs0" "$(host_speed)")"
 	cc1=$((cc1 + $(pgrep -c -x 'cc1|cc1plus|ld' || true)))
 	if [[ $offered = error* ]]; then
@@ -889,6 +910,7 @@ run_one() {
 		qemu_cpu_s="$(cpu_delta "$c0" "$c1")" other_qemu_cpu_s="$(cpu_delta "$o0" "$o1")"
 		host_steal_s="$(cpu_delta "$st0" "$st1")"
 		host_speed_cpu0="$hs_m0" host_speed_cpu1="$hs_m1" host_peak_cpu0="$hs_p0" host_peak_cpu1="$hs_p1"
+		vcpu_cpu_s="$(cpu_delta "$v0" "$v1")" window_s="$(cpu_delta "$wall0" "$wall1")"
 		netdev_budget="$budget" netdev_budget_usecs="$usecs" threaded="$threaded")
 	[ -z "$wake" ] || common+=(wakeup="$wake")
 	[ "$traced" = 0 ] || common+=(poll="$dir/poll")

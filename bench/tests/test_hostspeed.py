@@ -1,10 +1,12 @@
-"""bench/hostspeed.c, the host CPU speed probe that brackets every bench run
-(columns host_speed_cpu0/1, host_peak_cpu0/1): it builds warning-free, pins
-itself, reports a rate no higher than its best chunk's, refuses bad
-arguments with one line, and bench/run.sh averages two probes field by
-field.
+"""The host-side readings around every bench run: bench/hostspeed.c, the
+host CPU speed probe (columns host_speed_cpu0/1, host_peak_cpu0/1), builds
+warning-free, pins itself, reports a rate no higher than its best chunk's
+and refuses bad arguments with one line; bench/run.sh averages two probes
+field by field, sums the vCPU threads' CPU time (vcpu_cpu_s) and keeps
+those readings out of run_one's other variables.
 """
 import os
+import re
 import subprocess
 
 import pytest
@@ -72,3 +74,57 @@ def test_run_sh_probes_both_cpus_bounded(hostspeed, tmp_path):
     broken.chmod(0o755)
     p = subprocess.run(["bash", "-c", script, "x", str(broken)], capture_output=True, text=True)
     assert p.stdout.split() == ["-"] * 4
+
+
+def test_run_sh_counts_the_vcpu_threads_only(tmp_path):
+    """vcpu_cpu PID sums the CPU time of the threads QEMU names "CPU n/TCG"
+    (or "ALL CPUs/TCG"), whatever the spaces in the name do to
+    /proc/<tid>/stat, and nothing of the others: a thread of this process
+    named like a vCPU burns 0.3 s, the main thread burns as much unnamed."""
+    import ctypes
+    import threading
+    import time
+
+    def burn(name):
+        if name:
+            libc = ctypes.CDLL(None)
+            libc.prctl(15, name.encode(), 0, 0, 0)  # PR_SET_NAME
+        t0 = time.thread_time()
+        while time.thread_time() - t0 < 0.3:
+            pass
+        done.wait(10)
+
+    done = threading.Event()
+    threads = [threading.Thread(target=burn, args=("CPU 0/TCG",)),
+               threading.Thread(target=burn, args=("ALL CPUs/TCG",))]
+    for t in threads:
+        t.start()
+    t0 = time.thread_time()
+    while time.thread_time() - t0 < 0.3:  # this thread: not a vCPU
+        pass
+    time.sleep(0.2)
+    script = run_sh_function("vcpu_cpu") + 'vcpu_cpu "$1"\n'
+    try:
+        p = subprocess.run(["bash", "-c", script, "x", str(os.getpid())], capture_output=True,
+                           text=True, timeout=10)
+    finally:
+        done.set()
+        for t in threads:
+            t.join()
+    assert p.returncode == 0
+    got = float(p.stdout)
+    assert 0.5 <= got <= 0.7, got  # the two named threads' 0.6 s, not the main one's
+
+
+def test_run_one_keeps_the_eth1_weight():
+    """run_one's w1 is eth1's weight (weight_eth1) and nothing else: the
+    first version of the window's clock reads reused the name, and every
+    row's weight_eth1 became a wall-clock time (the router report then
+    failed on it). The run's new host-side readings are locals of their
+    own."""
+    body = run_sh_function("run_one")
+    assigned = [line.strip() for line in body.splitlines()
+                if re.search(r"(^|[\s;])w1=", line)]
+    assert len(assigned) == 1 and "w1=${RUN[weight_eth1]}" in assigned[0], assigned
+    for name in ("hs0", "v0", "v1", "wall0", "wall1", "st0", "st1"):
+        assert re.search(r"^\s*local .*\b%s\b" % name, body, re.M), name

@@ -229,11 +229,12 @@ def test_row_fails_on_a_broken_probe_output(tmp_path, text, why):
 def test_columns_are_appended_at_the_end():
     """Old runs.csv files keep their columns in place: the new ones come last."""
     n = len(row.SOFTIRQ_COLUMNS) + len(row.WAKE_COLUMNS)
-    assert row.COLUMNS[-n - 5:-5] == row.SOFTIRQ_COLUMNS + row.WAKE_COLUMNS
-    assert row.COLUMNS[-n - 6] == "hw_min_256_up"
-    assert row.COLUMNS[-5] == "host_steal_s"  # after them
-    assert row.COLUMNS[-4:] == ["host_speed_cpu0", "host_speed_cpu1",  # the newest
-                                "host_peak_cpu0", "host_peak_cpu1"]
+    assert row.COLUMNS[-n - 7:-7] == row.SOFTIRQ_COLUMNS + row.WAKE_COLUMNS
+    assert row.COLUMNS[-n - 8] == "hw_min_256_up"
+    assert row.COLUMNS[-7] == "host_steal_s"  # after them
+    assert row.COLUMNS[-6:-2] == ["host_speed_cpu0", "host_speed_cpu1",
+                                  "host_peak_cpu0", "host_peak_cpu1"]
+    assert row.COLUMNS[-2:] == ["vcpu_cpu_s", "window_s"]  # the newest
     assert SOFT == row.SOFTIRQ_COLUMNS  # the plan's fields are the columns
 
 
@@ -368,3 +369,10 @@ def test_host_speed_is_recorded(tmp_path):
     assert rc == 0
     assert (r["host_speed_cpu0"], r["host_speed_cpu1"], r["host_peak_cpu0"], r["host_peak_cpu1"]) == \
         ("301.5", "", "358.8", "")
+
+
+def test_vcpu_time_and_window_are_recorded(tmp_path):
+    """run.sh passes the vCPU thread's CPU seconds and the window's wall
+    seconds; the row keeps both."""
+    r, rc = row_of(tmp_path, "vcpu_cpu_s=7.85", "window_s=8.42")
+    assert rc == 0 and (r["vcpu_cpu_s"], r["window_s"]) == ("7.85", "8.42")
