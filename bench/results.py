@@ -114,6 +114,12 @@ SWEEPS = {
     "layout-aa-tcp-steal": ("59", "result"),
     "trees-livelock-6.1": ("61", "result"),
     "trees-livelock-6.12": ("62", "result"),
+    "layout-aa-tcp-hostspeed": ("63", "result"),
+    "layout-aa-router-hostspeed": ("64", "6 router pairs, 5 counted (no interval): "
+                                   "the host CPU's speed beside each run, a description"),
+    "layout-aa-tcp8-failed": ("65", "result"),
+    "layout-aa-router-vcpu": ("66", "result"),
+    "layout-aa-tcp-vcpu": ("67", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 

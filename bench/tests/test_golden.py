@@ -124,12 +124,15 @@ AA_NEWLY_JUDGED = {"two-nic-router-aa": {("mbps", "router", "1000"),
                                           ("pdr_mbps", "router", "1000")}}
 # Recorded A/As whose report exits 4 ("A/A FAILED: nothing judged"): fewer
 # than 6 pairs counted, so no interval; recorded for the spread within a
-# guest (docs/results.md, sweeps 44 and 45), and rendered with that status.
+# guest (docs/results.md, sweeps 44 and 45; 64 for the host CPU's speed
+# beside each run), and rendered with that status.
 # Exit 3 ("A/A FAILED": a comparison differs after Holm): sweep 47, the
 # router at SAT_OFFER=200M, whose two layouts differed, and did not again
-# (sweeps 48-51; docs/results.md).
+# (sweeps 48-51; docs/results.md); sweep 65, TCP at 8 pairs, whose images
+# passed at 16 and 8 pairs around it (sweeps 63 and 67).
 REPORT_RC = {"layout-aa-router-aligned-b": 4, "layout-aa-router-plain": 4,
-             "layout-aa-router200-pad6144": 3}
+             "layout-aa-router200-pad6144": 3, "layout-aa-router-hostspeed": 4,
+             "layout-aa-tcp8-failed": 3}
 
 
 def name_plot(plt, fig, d, name, made):
