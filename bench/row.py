@@ -110,6 +110,9 @@ COLUMNS = [
     # share of the window the guest's vCPU ran, seen from the host, which
     # no accounting inside the guest can skew
     "vcpu_cpu_s", "window_s",
+    # the TCP segments the guest's stack received (/proc/net/snmp InSegs):
+    # with rx_packets, how many frames GRO merged into each segment
+    "tcp_in_segs",
 ]
 
 # column <- guest counter
@@ -123,7 +126,7 @@ COUNTERS = {
     "hist_26_50": "napi_work_hist_26_50", "hist_51_75": "napi_work_hist_51_75",
     "hist_76_99": "napi_work_hist_76_99", "hist_100": "napi_work_hist_100",
     "rx_refills": "rx_refills", "rx_refill_descs": "rx_refill_descs",
-    "ring_exhausted": "rx_ring_exhausted",
+    "ring_exhausted": "rx_ring_exhausted", "tcp_in_segs": "tcp_InSegs",
 }
 
 

@@ -82,3 +82,17 @@ def test_host_cpu_speed_before_and_after(tmp_path):
     assert " 1 " not in line.split("host CPU speed")[1].split(";")[0]
     none = probestate.summary(probestate.parse(str(tmp_path / "s")), probestate.parse(str(b)))
     assert "host CPU speed" not in none
+
+
+def test_frames_per_tcp_segment(tmp_path):
+    """rx_packets over TCP's InSegs: how much GRO merged. A slow probe's
+    flow merged about 2 frames a segment, a fast one's 7-12."""
+    def snap_segs(path, rx, segs):
+        path.write_text("## snap\ncpu_user 1\ncpu_idle 1\ncpu_total 2\nrx_packets %d\n"
+                        "## net\nTcp: RtoAlgorithm InSegs OutSegs\nTcp: 1 %d 5\n" % (rx, segs))
+        return probestate.parse(str(path))
+    line = probestate.summary(snap_segs(tmp_path / "a", 1000, 400), snap_segs(tmp_path / "b", 11000, 5000))
+    assert "; 2.2 frames per TCP segment (GRO);" in line
+    # no segment received: no ratio
+    line = probestate.summary(snap_segs(tmp_path / "a", 1000, 400), snap_segs(tmp_path / "b", 1000, 400))
+    assert "frames per TCP segment" not in line

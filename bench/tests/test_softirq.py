@@ -165,8 +165,9 @@ def snapfile(d, name, **kv):
     return str(p)
 
 
-def row_of(tmp_path, *kv):
-    """One tcp run through row.py: (its runs.csv row, row.py's exit status)."""
+def row_of(tmp_path, *kv, before=None, after=None):
+    """One tcp run through row.py: (its runs.csv row, row.py's exit status);
+    before and after: extra counters of the two snapshots."""
     res = tmp_path / "iperf.json"
     res.write_text('{"end": {"sum_received": {"bits_per_second": 9e8}, '
                    '"sum_sent": {"retransmits": 3}}}')
@@ -174,8 +175,9 @@ def row_of(tmp_path, *kv):
     csv_path = tmp_path / "runs.csv"
     p = subprocess.run(
         [sys.executable, os.path.join(BENCH, "row.py"), str(csv_path),
-         snapfile(tmp_path, "before"), snapfile(tmp_path, "after", cpu_total=2000,
-                                                sys_rx_packets=5100),
+         snapfile(tmp_path, "before", **(before or {})),
+         snapfile(tmp_path, "after", **dict(dict(cpu_total=2000, sys_rx_packets=5100),
+                                            **(after or {}))),
          "0", "0", str(res), "kernel=patched", "role=sweep", "weight=8", "profile=tcp",
          "netdev_budget=300", "netdev_budget_usecs=16000", "threaded=1"] + list(kv),
         capture_output=True, text=True)
@@ -229,12 +231,13 @@ def test_row_fails_on_a_broken_probe_output(tmp_path, text, why):
 def test_columns_are_appended_at_the_end():
     """Old runs.csv files keep their columns in place: the new ones come last."""
     n = len(row.SOFTIRQ_COLUMNS) + len(row.WAKE_COLUMNS)
-    assert row.COLUMNS[-n - 7:-7] == row.SOFTIRQ_COLUMNS + row.WAKE_COLUMNS
-    assert row.COLUMNS[-n - 8] == "hw_min_256_up"
-    assert row.COLUMNS[-7] == "host_steal_s"  # after them
-    assert row.COLUMNS[-6:-2] == ["host_speed_cpu0", "host_speed_cpu1",
+    assert row.COLUMNS[-n - 8:-8] == row.SOFTIRQ_COLUMNS + row.WAKE_COLUMNS
+    assert row.COLUMNS[-n - 9] == "hw_min_256_up"
+    assert row.COLUMNS[-8] == "host_steal_s"  # after them
+    assert row.COLUMNS[-7:-3] == ["host_speed_cpu0", "host_speed_cpu1",
                                   "host_peak_cpu0", "host_peak_cpu1"]
-    assert row.COLUMNS[-2:] == ["vcpu_cpu_s", "window_s"]  # the newest
+    assert row.COLUMNS[-3:-1] == ["vcpu_cpu_s", "window_s"]
+    assert row.COLUMNS[-1] == "tcp_in_segs"  # the newest
     assert SOFT == row.SOFTIRQ_COLUMNS  # the plan's fields are the columns
 
 
@@ -376,3 +379,10 @@ def test_vcpu_time_and_window_are_recorded(tmp_path):
     seconds; the row keeps both."""
     r, rc = row_of(tmp_path, "vcpu_cpu_s=7.85", "window_s=8.42")
     assert rc == 0 and (r["vcpu_cpu_s"], r["window_s"]) == ("7.85", "8.42")
+
+
+def test_tcp_segments_are_counted(tmp_path):
+    """benchsnap's tcp_InSegs becomes tcp_in_segs, the segments the guest's
+    TCP received over the run (with rx_packets: frames per GRO segment)."""
+    r, rc = row_of(tmp_path, before=dict(tcp_InSegs=1000), after=dict(tcp_InSegs=1500))
+    assert rc == 0 and r["tcp_in_segs"] == "500" and r["rx_packets"] == "5000"
