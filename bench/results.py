@@ -120,6 +120,7 @@ SWEEPS = {
     "layout-aa-tcp8-failed": ("65", "result"),
     "layout-aa-router-vcpu": ("66", "result"),
     "layout-aa-tcp-vcpu": ("67", "result"),
+    "layout-aa-tcp-gro": ("68", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 
