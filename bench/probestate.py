@@ -9,17 +9,19 @@ the NIC's counters, as a bench run records them), its /proc/net/netstat and
 /proc/net/snmp ("net"), the host's view ("host": the wall clock in
 seconds, QEMU's utime + stime and the host's steal time, both in ticks),
 bench/hostspeed.c's line for each host CPU ("speed": CPU, Msteps/s got,
-the best chunk's, chunks) and QEMU's HMP "info jit" ("jit"). Prints the guest's CPU split over the probe
-(idle, softirq, user, system, in %), QEMU's host CPU (% of one core), the
-host's stolen seconds, how fast each host CPU ran a fixed chain of work
-just before and just after ("speed", bench/hostspeed.c), how many frames
-the guest's GRO merged into each TCP segment (rx_packets over Tcp InSegs:
-about 2 in every slow probe seen, 7-12 in the fast ones), what TCG did meanwhile (translation-buffer flushes,
-TB invalidations, full TLB flushes, TBs translated), and the TCP and driver
-counters that moved and say why a receiver slows (drops, pruning, memory
-pressure, out-of-order, ring exhaustion, allocation failures). A slow probe
-with the guest idle and QEMU below a core is the host; with the guest busy
-it is the guest, and the counters say on what.
+the best chunk's, chunks) and QEMU's HMP "info jit" ("jit").
+
+Prints the guest's CPU split over the probe (idle, softirq, user, system,
+in %), QEMU's host CPU (% of one core), the host's stolen seconds, how fast
+each host CPU ran just before and just after, how many frames the guest's
+GRO merged into each TCP segment (rx_packets over Tcp InSegs: about 2 in
+every slow probe seen, 7-12 in the fast ones), what TCG did meanwhile
+(translation-buffer flushes, TB invalidations, full TLB flushes, TBs
+translated), and the TCP and driver counters that moved and say why a
+receiver slows (drops, pruning, memory pressure, out-of-order, ring
+exhaustion, allocation failures). A slow probe with the guest idle and
+QEMU below a core is the host; with the guest busy it is the guest, and
+the counters say on what.
 """
 import os
 import sys
@@ -119,7 +121,8 @@ def summary(a, b):
     parts = [", ".join("%s %.0f %%" % (words, split.get(k, 0)) for k, words in CPU)]
     ha, hb = host(a), host(b)
     if ha and hb and hb[0] > ha[0]:
-        parts.append("QEMU %.0f %% of a host core" % (100.0 * (hb[1] - ha[1]) / TICK / (hb[0] - ha[0])))
+        parts.append("QEMU %.0f %% of a host core"
+                     % (100.0 * (hb[1] - ha[1]) / TICK / (hb[0] - ha[0])))
         if ha[2] is not None and hb[2] is not None:
             parts.append("host steal %.2f s in %.1f s" % ((hb[2] - ha[2]) / TICK, hb[0] - ha[0]))
     sa, sb = speed(a), speed(b)
@@ -131,7 +134,8 @@ def summary(a, b):
     if ja and jb:
         parts.append("TCG: " + ", ".join("%s +%d" % (words, jb[k] - ja[k])
                                          for k, words in JIT if k in ja and k in jb))
-    segs, frames = nb.get("InSegs", 0) - na.get("InSegs", 0), nb.get("rx_packets", 0) - na.get("rx_packets", 0)
+    segs = nb.get("InSegs", 0) - na.get("InSegs", 0)
+    frames = nb.get("rx_packets", 0) - na.get("rx_packets", 0)
     if segs > 0 and frames > 0:
         parts.append("%.1f frames per TCP segment (GRO)" % (frames / segs))
     moved = ["%s +%d" % (k, nb[k] - na[k]) for k in WATCH
@@ -149,8 +153,8 @@ def main(argv=None):
     try:
         print(summary(parse(argv[0]), parse(argv[1])))
     except KeyError as e:
-        print("probestate: a snapshot without its %s section (the guest did not answer?)" % repr(e.args[0]),
-              file=sys.stderr)
+        print("probestate: a snapshot without its %r section (the guest did not answer?)"
+              % e.args[0], file=sys.stderr)
         return 1
     except (OSError, IndexError, ValueError) as e:
         print("probestate: %s" % e, file=sys.stderr)

@@ -62,7 +62,8 @@ def parse(path, npatches=None):
             if npatches is not None and not 1 <= int(patch) <= npatches:
                 faults.append(f"{where}: patch {patch} is not in the series (1..{npatches})")
             if len(reason.split()) < MIN_REASON_WORDS:
-                faults.append(f"{where}: the reason must say why in at least {MIN_REASON_WORDS} words: {reason!r}")
+                faults.append(f"{where}: the reason must say why in at least "
+                              f"{MIN_REASON_WORDS} words: {reason!r}")
             if (patch, kind) in waivers:
                 faults.append(f"{where}: {patch} {kind} is waived twice")
             waivers[(patch, kind)] = reason

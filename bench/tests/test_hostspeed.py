@@ -10,6 +10,7 @@ import re
 import subprocess
 
 import pytest
+from shellfn import run_sh_function
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -41,13 +42,6 @@ def test_runs_on_the_cpu_it_names(hostspeed):
 def test_bad_arguments(hostspeed, args):
     p = subprocess.run([hostspeed] + args, capture_output=True, text=True)
     assert p.returncode == 2 and p.stdout == "" and len(p.stderr.splitlines()) == 1
-
-
-def run_sh_function(name):
-    with open(os.path.join(TOP, "bench", "run.sh")) as f:
-        text = f.read()
-    start = text.index("\n%s() {" % name) + 1
-    return text[start:text.index("\n}\n", start) + 3]
 
 
 @pytest.mark.parametrize("a, b, want", [

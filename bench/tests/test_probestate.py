@@ -61,7 +61,8 @@ def test_a_failed_snapshot_is_an_error_not_a_line(tmp_path, capsys):
     # No jit section (QMP refused): the line leaves TCG out.
     nojit = tmp_path / "nojit"
     nojit.write_text("## snap\ncpu_user 1\ncpu_idle 1\ncpu_total 2\n## net\n")
-    assert "TCG" not in probestate.summary(probestate.parse(str(nojit)), probestate.parse(str(nojit)))
+    parsed = probestate.parse(str(nojit))
+    assert "TCG" not in probestate.summary(parsed, parsed)
     good = snap(tmp_path / "a", (0, 0, 0, 0), 1, 1, "5.0", 10)
     assert probestate.main([str(bad), good]) == 1
     assert "without its 'snap' section" in capsys.readouterr().err
@@ -91,8 +92,9 @@ def test_frames_per_tcp_segment(tmp_path):
         path.write_text("## snap\ncpu_user 1\ncpu_idle 1\ncpu_total 2\nrx_packets %d\n"
                         "## net\nTcp: RtoAlgorithm InSegs OutSegs\nTcp: 1 %d 5\n" % (rx, segs))
         return probestate.parse(str(path))
-    line = probestate.summary(snap_segs(tmp_path / "a", 1000, 400), snap_segs(tmp_path / "b", 11000, 5000))
+    before = snap_segs(tmp_path / "a", 1000, 400)
+    line = probestate.summary(before, snap_segs(tmp_path / "b", 11000, 5000))
     assert "; 2.2 frames per TCP segment (GRO);" in line
     # no segment received: no ratio
-    line = probestate.summary(snap_segs(tmp_path / "a", 1000, 400), snap_segs(tmp_path / "b", 1000, 400))
+    line = probestate.summary(before, snap_segs(tmp_path / "b", 1000, 400))
     assert "frames per TCP segment" not in line

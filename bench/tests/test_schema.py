@@ -13,6 +13,7 @@ import paired
 import report
 import row as rowmod
 import schema
+from shellfn import run_sh_function
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -71,10 +72,7 @@ def test_forwarded_verdict_ignores_the_receiver():
 def run_sh_snippet(function, n=0):
     """The n-th Python snippet that a function of bench/run.sh runs
     (python3 - <<'PY')."""
-    with open(os.path.join(BENCH, "run.sh")) as f:
-        text = f.read()
-    start = text.index("\n%s() {\n" % function)
-    body = text[start:text.index("\n}\n", start) + 3]
+    body = run_sh_function(function)
     return re.findall(r"<<'PY'\n(.*?)\nPY\n", body, re.S)[n]
 
 

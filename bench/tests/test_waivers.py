@@ -92,7 +92,8 @@ def test_bad_waivers_refused(tmp_path, text, fault):
     assert len(r.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("args", [("validate", "x", "eleven"), ("filter", "x", "1"), ("frob", "x", "1"), ("filter",)])
+@pytest.mark.parametrize("args", [("validate", "x", "eleven"), ("filter", "x", "1"),
+                                  ("frob", "x", "1"), ("filter",)])
 def test_bad_arguments_refused(args):
     r = run(*args)
     assert r.returncode == 2 and r.stderr.strip()
