@@ -90,6 +90,10 @@ TABLE = (
     K("REPS", "reps", (1, 100), "3",
       "repetitions (pairs), or auto: MIN_REPS, then one more until every goal is decided",
       meta="always"),
+    K("BOOTS", "num", (1, 100), "1",
+      "boots of each guest: the repetitions run in BOOTS blocks, both guests booted again"
+      " before each, the boot order alternating; BOOTS > 1 makes the boot the unit of every"
+      " interval (%d boots for one)" % MIN_PAIRS, meta="changed"),
     K("CALIB", "word", ("0", "1"), "1",
       "calibration runs (ring 4096, %s) per CALIB_PINS layout" % profiles.CALIB, meta="always"),
     K("CALIB_PINS", "words", ("none", "split", "client-on-vcpu"), "none split client-on-vcpu",
@@ -360,6 +364,17 @@ def cross_errors(mode, env, bad):
     if v("REPS") == "auto" and ok("REPS", "MIN_REPS", "MAX_REPS") \
             and int(v("MIN_REPS")) > int(v("MAX_REPS")):
         errs.append("MIN_REPS %s exceeds MAX_REPS %s" % (v("MIN_REPS"), v("MAX_REPS")))
+    if v("BOOTS") != "1" and ok("BOOTS", "REPS"):
+        if v("REPS") == "auto":
+            errs.append("BOOTS: %s boots need a number of repetitions, not REPS=auto"
+                        % v("BOOTS"))
+        elif int(v("BOOTS")) > int(v("REPS")):
+            errs.append("BOOTS: %s boots exceed REPS %s (every boot runs a repetition or more)"
+                        % (v("BOOTS"), v("REPS")))
+    if v("BOOTS") != "1" and ok("BOOTS", "LINUX", "ARTICLE") \
+            and (v("ARTICLE") == "1" or len(v("LINUX").split()) > 1):
+        errs.append("BOOTS: make bench or make aa on one tree only (make article and a sweep"
+                    " of two trees boot once)")
     if given(env, "PAD") and ok("PAD", "AA") and v("AA") != "1":
         errs.append("PAD: only for the layout A/A (make aa PAD=N), not for a patched/baseline sweep")
     if v("REF") and ok("REF", "RING"):

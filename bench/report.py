@@ -305,13 +305,41 @@ def pairs_of(rows, prof, key, env, patched_ok=lambda r: True):
 
 
 def join_pairs(p, b, key):
-    """(p, b) values of one metric for the pair ids both sides have."""
-    out = []
+    """(p, b) values of one metric for the pair ids both sides have. When
+    those pairs ran in more than one boot (BOOTS > 1), one (p, b) per boot
+    instead: the means of its pairs' values, in boot order. A boot carries
+    what it settled into (sweeps 47-51: the same image forwarded 1.18x
+    more in one boot than in another), so its pairs are not independent of
+    each other, and an interval over them would be narrower than what the
+    sweep knows: the boot is then the unit, and n counts boots."""
+    vals = []
     for k in sorted(set(p) & set(b)):
         x, y = value(p[k], key), value(b[k], key)
         if x is not None and y is not None:
-            out.append((x, y))
-    return out
+            vals.append((boot_of(p[k]), x, y))
+    if len({boot for boot, _, _ in vals}) < 2:
+        return [(x, y) for _, x, y in vals]
+    by = {}
+    for boot, x, y in vals:
+        by.setdefault(boot, []).append((x, y))
+    return [(sum(x for x, _ in v) / len(v), sum(y for _, y in v) / len(v))
+            for _, v in sorted(by.items())]
+
+
+def boot_of(r):
+    """The boot a run ran in: its boot column, 1 in sweeps before it."""
+    return int(r.get("boot") or 1)
+
+
+def boots_note(rows):
+    """summary.md's paragraph on a sweep of several boots, or nothing."""
+    boots = sorted({boot_of(r) for r in rows if r["role"] == "sweep"})
+    if len(boots) < 2:
+        return []
+    return ["**Boots: %d.** Each guest was booted %d times, the boot order alternating "
+            "(boots.txt); every interval below has the boot as its unit: the pairs of a boot "
+            "count once, as the means of their values, and the \"pairs\" columns count "
+            "boots (%d for a 95 %% interval)." % (len(boots), len(boots), paired.MIN_PAIRS), ""]
 
 
 def config_label(env, meta):
@@ -1075,9 +1103,9 @@ def router_specs(rows):
                  "FIFO %s, link %s" % ((k[0],) + k[1:]))
         for kind, key, what in (("router", "mbps", "forwarding rate under the flood"),
                                 ("pdr", profiles.PROFILES[ROUTER].pdr, PDR + " rate")):
-            pr = [(value(r, key), value(base[r["pair"]], key)) for r in runs
-                  if r.get("pair") in base]
-            pr = [(x, y) for x, y in pr if x and y]
+            pr = join_pairs({r["pair"]: r for r in runs
+                             if r.get("pair") in base and value(r, key)},
+                            {q: r for q, r in base.items() if value(r, key)}, key)
             if kind == "pdr" and not pr and not any(
                     value(r, key) is not None for r in runs + list(base.values())):
                 continue  # no PDR in this sweep (ROUTER_PDR=0)
@@ -1453,6 +1481,7 @@ def main():
                "is a second baseline%s), so every difference below is the lab's own noise%s." % (
                    ", built with %s bytes of text linked first" % meta["pad"] if meta.get("pad") else "",
                    " or the layout's" if meta.get("pad") else ""), ""]
+    md += boots_note(rows)
     md += vtable
     md += disturbed(rows)
     md += host_limited_runs(ALL)

@@ -113,6 +113,8 @@ COLUMNS = [
     # the TCP segments the guest's stack received (/proc/net/snmp InSegs):
     # with rx_packets, how many frames GRO merged into each segment
     "tcp_in_segs",
+    # which boot of its guest the run ran in (BOOTS: 1..BOOTS; 1 with one)
+    "boot",
 ]
 
 # column <- guest counter

@@ -358,24 +358,79 @@ nic1_setup() {
 }
 
 
-for ti in "${!OUTS[@]}"; do
-	use_tree "$ti"
-	for k in $BOOT_ORDER; do
-		CUR_STEP="the boot of the $(slot "$k") guest"
-		lab_new "$(slot "$k")"
-		lab_boot "${KDIR[$(slot "$k")]}/bzImage" "$top/build/initramfs.img"
-		must lab_ctl /lab/iperf3-server >/dev/null
-		[ "$NICS" != 2 ] || nic1_setup
-		release=$(must lab_ctl uname -r)
-		version=$(must lab_ctl cat /proc/version)
-		echo "$release $version" > "$LAB_RUN/version"
-		# the softirq's settings as the kernel booted with them, before any
-		# run sets NETDEV_BUDGET, NETDEV_BUDGET_USECS and THREADED
-		must lab_ctl grep -H . /proc/sys/net/core/netdev_budget /proc/sys/net/core/netdev_budget_usecs \
-			/sys/class/net/eth0/threaded > "$OUT/softirq-booted-$k.txt"
+# boot_guests ORDER: boot every tree's two guests, the kernels in ORDER
+# ("patched baseline" or the reverse), and set up what each needs.
+boot_guests() {
+	local ti k
+	for ti in "${!OUTS[@]}"; do
+		use_tree "$ti"
+		for k in $1; do
+			CUR_STEP="the boot of the $(slot "$k") guest$( ((BOOT == 1)) || echo " (boot $BOOT)")"
+			lab_new "$(slot "$k")"
+			lab_boot "${KDIR[$(slot "$k")]}/bzImage" "$top/build/initramfs.img"
+			must lab_ctl /lab/iperf3-server >/dev/null
+			[ "$NICS" != 2 ] || nic1_setup
+			release=$(must lab_ctl uname -r)
+			version=$(must lab_ctl cat /proc/version)
+			echo "$release $version" > "$LAB_RUN/version"
+			# the softirq's settings as the kernel booted with them, before any
+			# run sets NETDEV_BUDGET, NETDEV_BUDGET_USECS and THREADED
+			must lab_ctl grep -H . /proc/sys/net/core/netdev_budget /proc/sys/net/core/netdev_budget_usecs \
+				/sys/class/net/eth0/threaded > "$OUT/softirq-booted-$k.txt"
+		done
+		echo "boot $BOOT: $1 (repetitions $2)" >> "$OUT/boots.txt"
 	done
-done
-use_tree 0
+	use_tree 0
+}
+
+# BOOTS > 1: the repetitions run in BOOTS blocks of consecutive ones, as
+# even as they divide (boot_of REP: REP's block, 1..BOOTS), both guests
+# booted again before each block, in the other order than the block
+# before (boot_order BOOT). What a boot carries (where the guest's memory
+# and the chain sit, the ring's mode it settles in; docs/bench.md, "Boots")
+# then varies inside the sweep, and every row records its boot.
+boot_of() {
+	echo $((($1 - 1) * BOOTS / reps_last + 1))
+}
+boot_order() {
+	if (($1 % 2)); then echo "$BOOT_ORDER"; else echo "$BOOT_ORDER" | awk '{ print $2, $1 }'; fi
+}
+# boot_reps BOOT: its repetitions, "FIRST-LAST"
+boot_reps() {
+	local r first= last=
+	for r in $(seq "$reps_last"); do
+		[ "$(boot_of "$r")" != "$1" ] || { [ -n "$first" ] || first=$r; last=$r; }
+	done
+	echo "$first-$last"
+}
+# power off every guest (its console log kept as console-KERNEL-bootN.log,
+# its errors reported as after the last run), remove its netns, and boot
+# them all again for boot BOOT: nothing a guest held (paused, COST's
+# chain, settings, pinning) carries over
+reboot_guests() {
+	local ti k splats
+	for ti in "${!OUTS[@]}"; do
+		use_tree "$ti"
+		for k in patched baseline; do
+			CUR_STEP="the poweroff of the $(slot "$k") guest before boot $BOOT"
+			lab_use "$(slot "$k")"
+			lab_qmp cont >/dev/null 2>&1 || true	# a stopped guest cannot power off
+			lab_poweroff || lab_die "the $(slot "$k") guest did not power off before boot $BOOT"
+			cp "$LAB_RUN/console.log" "$OUT/console-$k-boot$((BOOT - 1)).log"
+			splats=$(lab_console_splats)
+			[ -z "$splats" ] || echo "bench: the $(slot "$k") kernel logged errors in boot $((BOOT - 1)) (see $OUT/console-$k-boot$((BOOT - 1)).log): $splats" >&2
+			lab_teardown_one
+			rm -f "$LAB_RUN/ctl.sock" "$LAB_RUN/qmp.sock" "$LAB_RUN/qemu.pid" "$LAB_RUN/console.log"
+			lab_save
+		done
+	done
+	use_tree 0
+	STOPPED=() COST_CUR=() SYS_CUR=() TGT_CUR=() pin_cur=
+	boot_guests "$(boot_order "$BOOT")" "$(boot_reps "$BOOT")"
+	write_meta
+}
+BOOT=1
+boot_guests "$BOOT_ORDER" "$(boot_reps 1)"
 write_meta
 
 # on_nic NIC CMD...: CMD on the host side of the guest's NIC (eth0: in
@@ -911,7 +966,7 @@ run_one() {
 		host_steal_s="$(cpu_delta "$st0" "$st1")"
 		host_speed_cpu0="$hs_m0" host_speed_cpu1="$hs_m1" host_peak_cpu0="$hs_p0" host_peak_cpu1="$hs_p1"
 		vcpu_cpu_s="$(cpu_delta "$v0" "$v1")" window_s="$(cpu_delta "$wall0" "$wall1")"
-		netdev_budget="$budget" netdev_budget_usecs="$usecs" threaded="$threaded")
+		netdev_budget="$budget" netdev_budget_usecs="$usecs" threaded="$threaded" boot="$BOOT")
 	[ -z "$wake" ] || common+=(wakeup="$wake")
 	[ "$traced" = 0 ] || common+=(poll="$dir/poll")
 	# share-adaptive on the patched kernel: TARGET and each NIC's targets
@@ -1052,6 +1107,11 @@ write_meta
 # time until every goal has a verdict (met or not_met) or MAX_REPS ran.
 reps_done=0
 for rep in $(seq "$reps_last"); do
+	if [ "$(boot_of "$rep")" != "$BOOT" ]; then
+		BOOT=$(boot_of "$rep")
+		printf '\nbench: boot %d of %d (%s first)\n' "$BOOT" "$BOOTS" "$(boot_order "$BOOT" | cut -d' ' -f1)"
+		reboot_guests
+	fi
 	do_runs "$OUT/plan-$rep.tsv"
 	reps_done=$rep
 	if [ "$REPS" = auto ] && ((rep >= reps_first && rep < reps_last)); then

@@ -231,13 +231,14 @@ def test_row_fails_on_a_broken_probe_output(tmp_path, text, why):
 def test_columns_are_appended_at_the_end():
     """Old runs.csv files keep their columns in place: the new ones come last."""
     n = len(row.SOFTIRQ_COLUMNS) + len(row.WAKE_COLUMNS)
-    assert row.COLUMNS[-n - 8:-8] == row.SOFTIRQ_COLUMNS + row.WAKE_COLUMNS
-    assert row.COLUMNS[-n - 9] == "hw_min_256_up"
-    assert row.COLUMNS[-8] == "host_steal_s"  # after them
-    assert row.COLUMNS[-7:-3] == ["host_speed_cpu0", "host_speed_cpu1",
+    assert row.COLUMNS[-n - 9:-9] == row.SOFTIRQ_COLUMNS + row.WAKE_COLUMNS
+    assert row.COLUMNS[-n - 10] == "hw_min_256_up"
+    assert row.COLUMNS[-9] == "host_steal_s"  # after them
+    assert row.COLUMNS[-8:-4] == ["host_speed_cpu0", "host_speed_cpu1",
                                   "host_peak_cpu0", "host_peak_cpu1"]
-    assert row.COLUMNS[-3:-1] == ["vcpu_cpu_s", "window_s"]
-    assert row.COLUMNS[-1] == "tcp_in_segs"  # the newest
+    assert row.COLUMNS[-4:-2] == ["vcpu_cpu_s", "window_s"]
+    assert row.COLUMNS[-2] == "tcp_in_segs"
+    assert row.COLUMNS[-1] == "boot"  # the newest
     assert SOFT == row.SOFTIRQ_COLUMNS  # the plan's fields are the columns
 
 
