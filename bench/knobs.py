@@ -87,10 +87,10 @@ TABLE = (
       "the traffic (bench/profiles.py; %s and %s need two NICs)" % (
           ", ".join(profiles.TWO_NIC[:-1]), profiles.TWO_NIC[-1]),
       meta="always"),
-    K("REPS", "reps", (1, 100), "3",
+    K("REPS", "reps", (1, 400), "3",
       "repetitions (pairs), or auto: MIN_REPS, then one more until every goal is decided",
       meta="always"),
-    K("BOOTS", "num", (1, 100), "1",
+    K("BOOTS", "num", (1, 200), "1",
       "boots of each guest: the repetitions run in BOOTS blocks, both guests booted again"
       " before each, the boot order alternating; BOOTS > 1 makes the boot the unit of every"
       " interval (%d boots for one)" % MIN_PAIRS, meta="changed"),
@@ -449,7 +449,7 @@ def describe(k):
         s = "|".join(k.allowed) if k.kind != "order" else " | ".join(k.allowed)
     else:
         s = {"rate": "Mbit/s like 150M", "links": "none or a tc rate like 1gbit",
-             "burst": "a tc size >= 2kb", "reps": "1..100 or auto",
+             "burst": "a tc size >= 2kb", "reps": "1..400 or auto",
              "refs": "FIELD=VALUE words",
              "newdir": "a new directory", "resultsdir": "a results directory"}[k.kind]
     if k.name == "PAD":

@@ -401,7 +401,7 @@ def test_article_sh_checks_every_regime_before_running(tmp_path):
     p = subprocess.run([os.path.join(BENCH, "article.sh")], cwd=str(tmp_path),
                        env=env(REPS="0", OUT=str(tmp_path / "out")),
                        capture_output=True, text=True, timeout=60)
-    assert p.returncode == 2 and "REPS: 0 is outside 1..100" in p.stderr
+    assert p.returncode == 2 and "REPS: 0 is outside 1..400" in p.stderr
     assert list(tmp_path.iterdir()) == []
 
 

@@ -8,6 +8,7 @@ import pytest
 
 import paired
 import report
+import results
 from shellfn import run_sh_function
 
 BLOCKS = run_sh_function("boot_of") + run_sh_function("boot_order") + run_sh_function("boot_reps")
@@ -106,3 +107,15 @@ def test_summary_names_the_unit():
     assert report.boots_note(rows([(1, 1, 1), (1, 2, 2)])) == []
     note = report.boots_note(rows([(1, 1, 1), (2, 2, 2), (3, 1, 1)]))
     assert note and note[0].startswith("**Boots: 3.**") and "count boots" in note[0]
+
+
+def test_results_count_boots_where_a_sweep_booted_more_than_once():
+    """docs/RESULTS.md says boots, not pairs, for a recorded sweep of
+    several boots (sweep 69: 100 pairs over 50 boots), and pairs for one
+    of one boot."""
+    rec = {"kind": "aa", "ratio": 0.97, "ci_low": 0.94, "ci_high": 1.0, "n": 50, "note": ""}
+    assert results.boots("layout-aa-router-boots50") == 50
+    assert results.interval_words(rec, "layout-aa-router-boots50").endswith("50 boots")
+    assert results.boots("layout-aa-tcp50") == 1
+    assert results.interval_words(rec, "layout-aa-tcp50").endswith("50 pairs")
+    assert results.interval_words(dict(rec, kind="band")).endswith("50 runs")

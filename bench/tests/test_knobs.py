@@ -98,7 +98,7 @@ BAD = [
     ("bench", {"LINK_BURST": "1kb"}, "bench: LINK_BURST: a tc size of at least 2kb (one frame "
      "must fit), like 3kb or 64kb, not '1kb'"),
     ("bench", {"REPS": "3x"}, "bench: REPS: a number of repetitions or auto, not '3x'"),
-    ("bench", {"REPS": "0"}, "bench: REPS: 0 is outside 1..100"),
+    ("bench", {"REPS": "0"}, "bench: REPS: 0 is outside 1..400"),
     ("bench", {"BOOT_ORDER": "baseline"},
      "bench: BOOT_ORDER: \"patched baseline\" or \"baseline patched\", not 'baseline'"),
     ("bench", {"OUT": "results/x;y"}, "bench: OUT: 'results/x;y' has characters outside [A-Za-z0-9._/-]"),
@@ -110,7 +110,7 @@ BAD = [
      "patched/baseline sweep"),
     ("bench", {"SAT_REPS": "0"}, "bench: SAT_REPS=0 needs UDP1470_RATE (the udp1470 load is half "
      "the measured saturation)"),
-    ("bench", {"BOOTS": "0"}, "bench: BOOTS: 0 is outside 1..100"),
+    ("bench", {"BOOTS": "0"}, "bench: BOOTS: 0 is outside 1..200"),
     ("bench", {"BOOTS": "2x"}, "bench: BOOTS: '2x' is not a decimal number (digits only, no "
      "leading zero)"),
     ("bench", {"BOOTS": "4", "REPS": "auto"}, "bench: BOOTS: 4 boots need a number of "
