@@ -124,6 +124,7 @@ SWEEPS = {
     "layout-aa-router-boots50": ("69", "result"),
     "layout-patched-vs-baseline-boots12": ("70", "result"),
     "layout-patched-vs-baseline-boots12-notrace": ("71", "result"),
+    "layout-aa-tcp-boots12": ("72", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 
