@@ -308,8 +308,8 @@ def join_pairs(p, b, key):
     """(p, b) values of one metric for the pair ids both sides have. When
     those pairs ran in more than one boot (BOOTS > 1), one (p, b) per boot
     instead: the means of its pairs' values, in boot order. A boot carries
-    what it settled into (sweeps 47-51: the same image forwarded 1.18x
-    more in one boot than in another), so its pairs are not independent of
+    what it settled into (sweeps 47 and 51: the same two images, 1.18x in
+    one boot and 1.00x in the next), so its pairs are not independent of
     each other, and an interval over them would be narrower than what the
     sweep knows: the boot is then the unit, and n counts boots."""
     vals = []
