@@ -191,26 +191,26 @@ def interval_words(r, name=None):
 
 
 @functools.lru_cache(maxsize=None)
+def sweep_meta(name):
+    """A recorded sweep's meta.json, or {} when it has none."""
+    try:
+        with open(os.path.join(RESULTS, name, "meta.json")) as f:
+            return json.load(f)
+    except OSError:
+        return {}
+
+
 def boots(name):
     """How many times a sweep booted each guest (BOOTS; 1 before it existed).
     With more than one, its paired records count boots (bench/report.py's
     join_pairs)."""
-    try:
-        with open(os.path.join(RESULTS, name, "meta.json")) as f:
-            return int(json.load(f).get("parameters", {}).get("BOOTS") or 1)
-    except OSError:
-        return 1
+    return int(sweep_meta(name).get("parameters", {}).get("BOOTS") or 1)
 
 
-@functools.lru_cache(maxsize=None)
 def tree(name):
     """The kernel tree a sweep measured, from its meta.json ("6.1" for the
     sweeps recorded before LINUX existed)."""
-    try:
-        with open(os.path.join(RESULTS, name, "meta.json")) as f:
-            return json.load(f).get("linux") or "6.1"
-    except OSError:
-        return "6.1"
+    return sweep_meta(name).get("linux") or "6.1"
 
 
 def link(name):

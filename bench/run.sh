@@ -395,13 +395,10 @@ boot_of() {
 boot_order() {
 	if (($1 % 2)); then echo "$BOOT_ORDER"; else echo "$BOOT_ORDER" | awk '{ print $2, $1 }'; fi
 }
-# boot_reps BOOT: its repetitions, "FIRST-LAST"
+# boot_reps BOOT: its repetitions, "FIRST-LAST" (boot_of's inverse: REP is
+# in BOOT when (BOOT - 1) * reps_last <= (REP - 1) * BOOTS < BOOT * reps_last)
 boot_reps() {
-	local r first= last=
-	for r in $(seq "$reps_last"); do
-		[ "$(boot_of "$r")" != "$1" ] || { [ -n "$first" ] || first=$r; last=$r; }
-	done
-	echo "$first-$last"
+	echo "$(((($1 - 1) * reps_last + BOOTS - 1) / BOOTS + 1))-$((($1 * reps_last + BOOTS - 1) / BOOTS))"
 }
 # power off every guest (its console log kept as console-KERNEL-bootN.log,
 # its errors reported as after the last run), remove its netns, and boot
