@@ -50,7 +50,8 @@ bench: args-bench
 
 ## make aa: the baseline kernel in both slots, the goal profiles as a paired
 ## sweep: every interval must contain 1.0; their half-widths are the lab's
-## resolution (REPS=20 by default: 22 minutes here). PAD=N: the layout A/A,
+## resolution (REPS=auto: 20 pairs, 22 minutes, then one more a minute until
+## every half-width is within its aim, at most 80). PAD=N: the layout A/A,
 ## the baseline against itself built with N bytes of text linked first
 ## (make baseline-pad); LAYOUT=plain: both without the page alignment
 aa: args-aa baseline $(if $(PAD),baseline-pad) initramfs

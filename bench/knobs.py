@@ -88,7 +88,8 @@ TABLE = (
           ", ".join(profiles.TWO_NIC[:-1]), profiles.TWO_NIC[-1]),
       meta="always"),
     K("REPS", "reps", (1, 400), "3",
-      "repetitions (pairs), or auto: MIN_REPS, then one more until every goal is decided",
+      "repetitions (pairs), or auto: MIN_REPS, then one more until every goal is decided"
+      " (make aa: until every A/A metric is within its aim)",
       meta="always"),
     K("BOOTS", "num", (1, 200), "1",
       "boots of each guest: the repetitions run in BOOTS blocks, both guests booted again"
@@ -202,7 +203,8 @@ PRESETS = (
                "MAX_REPS": "8", "CALIB": "0", "CALIB_PINS": "split", "HIST": "0", "SAT_REPS": "2"}),
     ("AA", {"WEIGHTS": profiles.BASELINE["weight"], "REFILL": profiles.BASELINE["refill"],
             "ADAPTIVE": profiles.BASELINE["adaptive"],
-            "PROFILES": " ".join(profiles.AA_PROFILES), "CALIB": "0", "HIST": "0", "SAT_REPS": "2", "REPS": "20"}),
+            "PROFILES": " ".join(profiles.AA_PROFILES), "CALIB": "0", "HIST": "0", "SAT_REPS": "2",
+            "REPS": "auto", "MIN_REPS": "20", "MAX_REPS": "80"}),
     ("ARTICLE", article.PRESET),
 )
 

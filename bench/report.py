@@ -1420,6 +1420,24 @@ def usage(msg):
     return 2
 
 
+def auto_note(rows, meta, recs, aa):
+    """REPS=auto: how many repetitions ran and why they stopped (every
+    question decided; make aa: every metric within its aim), or that
+    MAX_REPS ran first."""
+    if meta.get("reps") != "auto" or not complete(meta):
+        return []
+    reps = {r["rep"] for r in rows if r["role"] == "sweep"}
+    n = max((int(x) for x in reps if x.isdigit()), default=0)
+    done = verdicts.aa_decided(recs) if aa else verdicts.decided(recs)
+    why = ("every A/A metric has an interval within its aim" if aa else
+           "every question judged is decided") if done else (
+        "MAX_REPS %s ran first: %s" % (meta.get("max_reps"), "the metrics whose aim says "
+                                       "**not reached** stayed wider" if aa else
+                                       "the questions still inconclusive stayed so"))
+    return ["REPS=auto (%s to %s repetitions): %d ran; %s." % (
+        meta.get("min_reps"), meta.get("max_reps"), n, why), ""]
+
+
 def main():
     args = sys.argv[1:]
     no_plots = "--no-plots" in args
@@ -1442,15 +1460,18 @@ def main():
         # REPS=auto: exit 0 (stop) once every question judged has met or
         # not_met, judged as if complete (the sweep is still running); exit 1
         # (go on) while one is open or nothing was judged. make aa stops once
-        # the A/A judged something.
+        # every A/A metric has an interval within its aim
+        # (verdicts.aa_decided: the widths, never the verdicts).
         recs = all_records(rows, dict(meta, status="complete"), aa)
         for r in recs:
-            print("%s %s %s%s: %s (%d %s)" % (r["kind"], r["profile"], r["metric"],
-                                              " " + r["nic"] if r["nic"] else "", r["verdict"],
-                                              r["n"], "runs" if r["kind"] == "band" else "pairs"))
+            w = verdicts.resolution(r) if r["kind"] == "aa" else None
+            print("%s %s %s%s: %s (%d %s%s)" % (
+                r["kind"], r["profile"], r["metric"], " " + r["nic"] if r["nic"] else "",
+                r["verdict"], r["n"], "runs" if r["kind"] == "band" else "pairs",
+                "" if w is None else ", +-%.1f %%%s" % (
+                    w, ", aim %d %%" % r["aim"] if r["aim"] else "")))
         if aa:
-            return 0 if any(r["kind"] == "aa" and r["verdict"] in schema.DECIDED
-                            for r in recs) else 1
+            return 0 if verdicts.aa_decided(recs) else 1
         return 0 if verdicts.decided(recs) else 1
     verdicts.write(d, all_records(rows, meta, aa))
     # Every verdict cell below comes from the records as the file holds them.
@@ -1482,6 +1503,7 @@ def main():
                    ", built with %s bytes of text linked first" % meta["pad"] if meta.get("pad") else "",
                    " or the layout's" if meta.get("pad") else ""), ""]
     md += boots_note(rows)
+    md += auto_note(ALL, meta, recs, aa)
     md += vtable
     md += disturbed(rows)
     md += host_limited_runs(ALL)

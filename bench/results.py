@@ -307,8 +307,8 @@ def render(sweeps):
         for r in aa:
             md.append("- %s: %s%s: **%s**%s" % (
                 r["question"], interval_words(r, s),
-                ", resolution +-%.1f %%" % (50.0 * (r["ci_high"] - r["ci_low"]) / r["ratio"])
-                if verdicts.bounded(r) and r["ci_low"] > 0 else "",
+                ", resolution +-%.1f %%" % verdicts.resolution(r)
+                if verdicts.resolution(r) is not None else "",
                 r["verdict"], pct_runs(r)))
         md.append("")
 

@@ -1074,7 +1074,7 @@ do_runs() {
 	done
 	use_tree 0
 }
-echo "bench: $total runs, results in ${OUT_TOP#"$top"/}$( ((${#OUTS[@]} == 1)) || echo " (${TREES[*]}: one directory each)")"
+echo "bench: $([ "$REPS" != auto ] || echo "at most ")$total runs$([ "$REPS" != auto ] || echo " (REPS=auto: $reps_first to $reps_last repetitions)"), results in ${OUT_TOP#"$top"/}$( ((${#OUTS[@]} == 1)) || echo " (${TREES[*]}: one directory each)")"
 ((${#OUTS[@]} == 1)) || RANDOM=$BENCH_SEED	# the trees' order in each pair
 do_runs "$OUT/sat.tsv"
 sat_median() {	# sat_median CSV: the baseline's median saturation rate, or ""

@@ -191,6 +191,32 @@ def decided(records):
     return bool(judged) and paired.decided(judged)
 
 
+def resolution(r):
+    """An A/A record's resolution: its 95 % interval's half-width in % of
+    the ratio, or None without an interval (or with a zero lower end)."""
+    if not bounded(r) or r["ci_low"] <= 0:
+        return None
+    return 50.0 * (r["ci_high"] - r["ci_low"]) / r["ratio"]
+
+
+def aa_decided(records):
+    """make aa's REPS=auto stop: every A/A record has an interval and
+    every one with an aim is within it. The rule looks only at the
+    intervals' widths, never at where they lie: the width follows the
+    pairs' spread, which for a mean of normal log ratios is independent of
+    the mean, so stopping on it leaves each interval's 95 % and the Holm
+    test as they are (stopping on a verdict would not: each look is one
+    more chance of a false alarm)."""
+    aa = [r for r in records if r["kind"] == "aa"]
+    if not aa:
+        return False
+    for r in aa:
+        w = resolution(r)
+        if r["p_holm"] is None or w is None or (r["aim"] and w > r["aim"]):
+            return False
+    return True
+
+
 def aa_outcome(records):
     """make aa's exit status and its one line: 0 when at least one metric was
     judged and none differs after Holm; 3 when one differs (the method is
@@ -296,9 +322,8 @@ def resolution_table(records, meta=None):
     out += ["| metric | pairs | ratio | 95 % CI | p (Holm) | resolution (CI half-width) | aim | "
             "same |", "|---|---|---|---|---|---|---|---|"]
     for r in rrows:
-        hw, aim = "-", "-"
-        if bounded(r) and r["ci_low"] > 0:
-            w = 50.0 * (r["ci_high"] - r["ci_low"]) / r["ratio"]
+        hw, aim, w = "-", "-", resolution(r)
+        if w is not None:
             hw = "+-%.1f %%" % w
             if r["aim"]:
                 aim = "<= %d %%: %s" % (r["aim"], "reached" if w <= r["aim"] else "**not reached**")

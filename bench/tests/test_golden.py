@@ -84,6 +84,10 @@ STALE = {
         "layout-patched-vs-baseline")},
     **{(s, "verdicts.json"): BEFORE_FLOOD_IDLE for s in (
         "layout-aa-aligned", "layout-aa-aligned-2")},
+    **{(s, "summary.md"):
+       "recorded before summary.md said how many repetitions REPS=auto ran and why it "
+       "stopped (report.py auto_note): one line more, nothing else"
+       for s in ("paired-make-wire", "paired-make-6.12", "paired-make-6.1-beside-6.12")},
     ("two-nic-router-notrace", "summary.md"):
         "recorded at bcaf95d, before 435728c named host-limited runs in a section of "
         "their own and 68b6567 took them out of the failed runs",

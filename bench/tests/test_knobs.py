@@ -208,8 +208,10 @@ def test_bad_input_good_values_pass():
     e = env(WEIGHTS="8 64", REFILL="0 16", PIN="split", PROFILES="tcp zeroloss", REPS="3",
             SECS="4", LINK="none 1gbit", LINK_BURST="3kb", OUT="results/not-created-by-the-check")
     assert args_sh("bench", e) == (0, "", "")
-    # make aa's 20 repetitions over 3 boots
-    assert checked("bench", env(BOOTS="3", AA="1")) == []
+    # make aa's 20 repetitions over 3 boots; its REPS=auto cannot be split
+    assert checked("bench", env(BOOTS="3", AA="1", REPS="20")) == []
+    assert checked("bench", env(BOOTS="3", AA="1")) == [
+        "bench: BOOTS: 3 boots need a number of repetitions, not REPS=auto"]
 
 
 def resolved(**kv):
@@ -227,7 +229,9 @@ def test_resolve_defaults_and_presets():
     a = resolved(AA="1")
     assert (a["WEIGHTS"], a["REFILL"], a["ADAPTIVE"]) == tuple(
         profiles.BASELINE[x] for x in ("weight", "refill", "adaptive"))
-    assert a["REPS"] == "20" and a["PROFILES"] == "tcp udp1470 udp64"
+    assert (a["REPS"], a["MIN_REPS"], a["MAX_REPS"]) == ("auto", "20", "80")
+    assert a["PROFILES"] == "tcp udp1470 udp64"
+    assert resolved(AA="1", REPS="6")["REPS"] == "6"  # a given REPS is kept
     assert resolved()["BENCH_SEED"].isdigit()
 
 

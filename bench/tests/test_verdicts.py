@@ -120,6 +120,81 @@ def test_decided_exit_status_of_two_nic_sweep(tmp_path):
     assert "router router mbps: inconclusive (6 pairs)" in out, out
 
 
+# ---- make aa's REPS=auto: the widths decide, never the verdicts ----
+
+def aarec(verdict="met", lo=0.97, hi=1.03, aim=5, p=0.5, **kw):
+    return rec(verdict, kind="aa", ci_low=lo, ci_high=hi, aim=aim, p_holm=p, **kw)
+
+
+def test_resolution_is_the_half_width_in_percent():
+    assert verdicts.resolution(aarec(lo=0.9, hi=1.1)) == pytest.approx(10.0)
+    assert verdicts.resolution(aarec(lo=None, hi=None)) is None
+    assert verdicts.resolution(aarec(lo=0.0, hi=1.1)) is None
+
+
+@pytest.mark.parametrize("recs, decided", [
+    ([aarec(), aarec(lo=0.96, hi=1.04, aim=None)], True),
+    ([aarec(), aarec(lo=0.9, hi=1.1)], False),           # +-10 % against an aim of 5
+    ([aarec(lo=0.9, hi=1.1, aim=None)], True),            # no aim: an interval is enough
+    ([aarec(), aarec(lo=None, hi=None, p=None)], False),  # one without an interval
+    ([aarec(verdict="not_met", lo=1.01, hi=1.05, p=0.01)], True),
+    ([aarec(verdict="not_met", lo=1.01, hi=1.21, p=0.01)], False),  # no stop on an alarm
+    ([], False),
+    ([rec("met")], False),                                # goals only: nothing of the A/A
+])
+def test_aa_decided_by_the_widths_against_the_aims(recs, decided):
+    assert verdicts.aa_decided(recs) is decided
+
+
+def test_aa_decided_exit_status_of_a_recorded_aa(tmp_path):
+    """Sweep 46 (make aa on a fresh clone, 20 pairs): TCP throughput at
+    +-7.2 % and UDP 64 B at +-8.8 % miss their 5 % aims, so REPS=auto goes
+    on (exit 1), and each line says the width and the aim."""
+    d = sweep_copy(tmp_path, "aa-fresh-clone")
+    rc, out, _ = run_report("--decided", d)
+    assert rc == 1, out
+    assert "aa tcp mbps: met (20 pairs, +-7.2 %, aim 5 %)" in out, out
+    assert "aa udp64 kpps: met (20 pairs, +-8.8 %, aim 5 %)" in out, out
+    assert "aa udp1470 mbps: met (20 pairs, +-0.1 %, aim 5 %)" in out, out
+
+
+def as_auto(d, lo, hi):
+    with open(os.path.join(d, "meta.json")) as f:
+        m = json.load(f)
+    m.update(reps="auto", min_reps=str(lo), max_reps=str(hi))
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump(m, f)
+
+
+def auto_line(d):
+    with open(os.path.join(d, "summary.md")) as f:
+        return [ln for ln in f.read().splitlines() if ln.startswith("REPS=auto")]
+
+
+def test_summary_says_why_reps_auto_stopped(tmp_path):
+    """summary.md says how many repetitions REPS=auto ran and why it
+    stopped: make aa within every aim (sweep 9's 20 pairs), or at MAX_REPS
+    with aims missed (sweep 46's), or a goal sweep at MAX_REPS (plain make,
+    paired-make-wire); a fixed REPS says nothing."""
+    d = sweep_copy(tmp_path, "aa-wire")
+    as_auto(d, 20, 80)
+    assert run_report("--no-plots", d)[0] == 0
+    assert auto_line(d) == ["REPS=auto (20 to 80 repetitions): 20 ran; every A/A metric "
+                            "has an interval within its aim."]
+    d = sweep_copy(tmp_path, "aa-fresh-clone")
+    as_auto(d, 20, 20)
+    assert run_report("--no-plots", d)[0] == 0
+    assert auto_line(d) == ["REPS=auto (20 to 20 repetitions): 20 ran; MAX_REPS 20 ran first: "
+                            "the metrics whose aim says **not reached** stayed wider."]
+    d = sweep_copy(tmp_path, "paired-make-wire")
+    assert run_report("--no-plots", d)[0] == 0
+    assert auto_line(d) == ["REPS=auto (6 to 8 repetitions): 8 ran; MAX_REPS 8 ran first: "
+                            "the questions still inconclusive stayed so."]
+    d = sweep_copy(tmp_path / "fixed", "aa-fresh-clone")
+    assert run_report("--no-plots", d)[0] == 0
+    assert auto_line(d) == []
+
+
 # ---- make aa: judging nothing fails ----
 
 def test_aa_outcome():
