@@ -202,11 +202,13 @@ def resolution(r):
 def aa_decided(records):
     """make aa's REPS=auto stop: every A/A record has an interval and
     every one with an aim is within it. The rule looks only at the
-    intervals' widths, never at where they lie: the width follows the
-    pairs' spread, which for a mean of normal log ratios is independent of
-    the mean, so stopping on it leaves each interval's 95 % and the Holm
-    test as they are (stopping on a verdict would not: each look is one
-    more chance of a false alarm)."""
+    intervals' widths, never at where they lie: a width does not move when
+    every log ratio shifts alike (it is the spread's), and for symmetric
+    data the spread tells next to nothing of the centre (for normal data,
+    nothing: a sample's spread and mean are independent), so stopping on
+    it leaves each interval's 95 % and the Holm test as they are; stopping
+    on a verdict would not, each look being one more chance of a false
+    alarm."""
     aa = [r for r in records if r["kind"] == "aa"]
     if not aa:
         return False
