@@ -125,6 +125,7 @@ SWEEPS = {
     "layout-patched-vs-baseline-boots12": ("70", "result"),
     "layout-patched-vs-baseline-boots12-notrace": ("71", "result"),
     "layout-aa-tcp-boots12": ("72", "result"),
+    "layout-aa-router-boots55": ("73", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 
@@ -164,7 +165,7 @@ counted on each line.
   was the code layout, not the driver (withdrawn below); on aligned images,
   over 12 boots of each kernel with its tracepoint off, it forwards what
   the baseline does: 0.985x [0.929-1.057] (sweep 71), where the layout A/A
-  of that setting resolves +-3.1 % over 50 boots (sweep 69). At COST 0
+  of that setting resolves +-2.9 % over 55 boots (sweep 73). At COST 0
   the router's question needs a host where the guest, not the host, is
   the limit.
 """.format(min_pairs=paired.MIN_PAIRS, band=report.BAND, **profiles.BASELINE)
