@@ -126,6 +126,7 @@ SWEEPS = {
     "layout-patched-vs-baseline-boots12-notrace": ("71", "result"),
     "layout-aa-tcp-boots12": ("72", "result"),
     "layout-aa-router-boots55": ("73", "result"),
+    "aa-fresh-clone-auto": ("74", "result"),
 }
 CLAIMS = ("result", "natural", "withdrawn")
 

@@ -1117,7 +1117,7 @@ for rep in $(seq "$reps_last"); do
 			/usr/bin/python3 "$top/bench/report.py" --decided "$d" > "$d/decided.txt" 2>&1 || undecided=1
 		done
 		if [ "$undecided" = 0 ]; then
-			printf '\nbench: every question decided after %d repetitions\n' "$rep"
+			printf '\nbench: %s after %d repetitions\n' "$([ "$AA" = 1 ] && echo "every A/A metric within its aim" || echo "every question decided")" "$rep"
 			break
 		fi
 	fi
