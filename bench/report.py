@@ -1428,12 +1428,14 @@ def auto_note(rows, meta, recs, aa):
         return []
     reps = {r["rep"] for r in rows if r["role"] == "sweep"}
     n = max((int(x) for x in reps if x.isdigit()), default=0)
-    done = verdicts.aa_decided(recs) if aa else verdicts.decided(recs)
-    why = ("every A/A metric has an interval within its aim" if aa else
-           "every question judged is decided") if done else (
-        "MAX_REPS %s ran first: %s" % (meta.get("max_reps"), "the metrics whose aim says "
-                                       "**not reached** stayed wider" if aa else
-                                       "the questions still inconclusive stayed so"))
+    if aa and verdicts.aa_decided(recs):
+        why = "every A/A metric has an interval within its aim"
+    elif not aa and verdicts.decided(recs):
+        why = "every question judged is decided"
+    else:
+        why = "MAX_REPS %s ran first: %s" % (meta.get("max_reps"), (
+            "the metrics whose aim says **not reached** stayed wider" if aa else
+            "the questions still inconclusive stayed so"))
     return ["REPS=auto (%s to %s repetitions): %d ran; %s." % (
         meta.get("min_reps"), meta.get("max_reps"), n, why), ""]
 

@@ -307,11 +307,10 @@ def render(sweeps):
             continue
         md += ["**%s** (%s)" % (link(s), aa[0]["config"].rsplit(", cost ", 1)[0]), ""]
         for r in aa:
+            w = verdicts.resolution(r)
             md.append("- %s: %s%s: **%s**%s" % (
                 r["question"], interval_words(r, s),
-                ", resolution +-%.1f %%" % verdicts.resolution(r)
-                if verdicts.resolution(r) is not None else "",
-                r["verdict"], pct_runs(r)))
+                "" if w is None else ", resolution +-%.1f %%" % w, r["verdict"], pct_runs(r)))
         md.append("")
 
     md += ["## 3. Shares against the weight share (two NICs on one vCPU, issue 14)", "",

@@ -1074,7 +1074,9 @@ do_runs() {
 	done
 	use_tree 0
 }
-echo "bench: $([ "$REPS" != auto ] || echo "at most ")$total runs$([ "$REPS" != auto ] || echo " (REPS=auto: $reps_first to $reps_last repetitions)"), results in ${OUT_TOP#"$top"/}$( ((${#OUTS[@]} == 1)) || echo " (${TREES[*]}: one directory each)")"
+planned="$total runs"
+[ "$REPS" != auto ] || planned="at most $total runs (REPS=auto: $reps_first to $reps_last repetitions)"
+echo "bench: $planned, results in ${OUT_TOP#"$top"/}$( ((${#OUTS[@]} == 1)) || echo " (${TREES[*]}: one directory each)")"
 ((${#OUTS[@]} == 1)) || RANDOM=$BENCH_SEED	# the trees' order in each pair
 do_runs "$OUT/sat.tsv"
 sat_median() {	# sat_median CSV: the baseline's median saturation rate, or ""
@@ -1117,7 +1119,9 @@ for rep in $(seq "$reps_last"); do
 			/usr/bin/python3 "$top/bench/report.py" --decided "$d" > "$d/decided.txt" 2>&1 || undecided=1
 		done
 		if [ "$undecided" = 0 ]; then
-			printf '\nbench: %s after %d repetitions\n' "$([ "$AA" = 1 ] && echo "every A/A metric within its aim" || echo "every question decided")" "$rep"
+			stop="every question decided"
+			[ "$AA" != 1 ] || stop="every A/A metric within its aim"
+			printf '\nbench: %s after %d repetitions\n' "$stop" "$rep"
 			break
 		fi
 	fi
